@@ -1,0 +1,29 @@
+"""Shared test setup. Docker-backed tests carry the `docker` marker: outside CI they are skipped when no
+engine answers; in CI (CI set) a missing engine is a usage error, never a skip."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+
+
+def _docker_daemon_up() -> bool:
+    try:
+        return subprocess.run(["docker", "info"], capture_output=True, timeout=20).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not any("docker" in item.keywords for item in items):
+        return
+    if _docker_daemon_up():
+        return
+    if os.environ.get("CI"):
+        raise pytest.UsageError("CI is set but no Docker engine answers `docker info`; docker tests may not skip")
+    skip = pytest.mark.skip(reason="docker daemon not reachable")
+    for item in items:
+        if "docker" in item.keywords:
+            item.add_marker(skip)
