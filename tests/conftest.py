@@ -27,3 +27,18 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "docker" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def docker_client():
+    from orchestrator import engine
+
+    return engine.client()
+
+
+@pytest.fixture(scope="session")
+def built_images(docker_client):
+    """The sandbox and scorer images for the current inputs (built once; a no-op when already built)."""
+    from orchestrator.images import build_images
+
+    return {img.name: img for img in build_images(docker_client)}

@@ -15,7 +15,7 @@ from orchestrator.failures import SbxError
 _GROUPS = (
     "orchestrator.cli.data",
     "orchestrator.cli.images",
-    "orchestrator.cli.demo",
+    "orchestrator.cli.smoke",
 )
 
 

@@ -1,0 +1,127 @@
+"""Build the sandbox and scorer images, tagged by a hash of their inputs.
+
+Inputs are the Dockerfile, the lock file, every file under images/<target>/ and images/sandbox|scorer, and
+the base image's ID. An unchanged input set maps to an existing tag and nothing is rebuilt. Each image
+records its exact package versions in /opt/sbx/versions.txt; the build also copies them to
+$SBX_HOME/images/<name>-<hash>.versions.txt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from orchestrator import paths
+from orchestrator.failures import ImageError
+from orchestrator.images.base import BaseMode, ensure_base, find_base
+from orchestrator.images.wheelhouse import ensure_wheelhouse
+from orchestrator.log import get_logger, timed
+
+log = get_logger(__name__)
+
+TARGETS = ("sandbox", "scorer")
+_HASHED = ("Dockerfile", "requirements.lock", ".dockerignore")
+
+
+@dataclass(frozen=True)
+class BuiltImage:
+    name: str            # "sandbox" | "scorer"
+    tag: str             # e.g. sbx-sandbox:1a2b3c4d5e6f
+    image_id: str        # sha256:...
+    size_bytes: int
+    built: bool          # False when the tag already existed
+    seconds: float
+    versions: str        # contents of /opt/sbx/versions.txt
+
+
+def input_hash(target: str, base_id: str, root: Path | None = None) -> str:
+    root = root or paths.images_root()
+    h = hashlib.sha256(f"target={target}\nbase={base_id}\n".encode())
+    files = [root / name for name in _HASHED]
+    for sub in TARGETS:  # both stage folders: the Dockerfile copies them into their stages
+        files += sorted(p for p in (root / sub).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    for f in files:
+        if f.exists():
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
+
+
+def _tag(target: str, digest: str) -> str:
+    return f"sbx-{target}:{digest}"
+
+
+def resolve_image(client: docker.DockerClient, target: str, base_mode: BaseMode = "auto") -> docker.models.images.Image:
+    """The built image for the current inputs; a clear error when it has not been built yet."""
+    base = find_base(client, base_mode)
+    if base is None:
+        raise ImageError("no base image yet: run `sbx images build`")
+    tag = _tag(target, input_hash(target, client.images.get(base).id))
+    try:
+        return client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        raise ImageError(f"image {tag} is not built for the current inputs: run `sbx images build`") from None
+
+
+def _read_versions(client: docker.DockerClient, tag: str) -> str:
+    out = client.containers.run(tag, ["cat", "/opt/sbx/versions.txt"], remove=True, network_mode="none", user="agent")
+    return out.decode()
+
+
+def build_images(
+    client: docker.DockerClient,
+    targets: tuple[str, ...] = TARGETS,
+    base_mode: BaseMode = "auto",
+    force: bool = False,
+) -> list[BuiltImage]:
+    root = paths.images_root()
+    for t in targets:
+        if t not in TARGETS:
+            raise ImageError(f"unknown image {t!r}; known: {', '.join(TARGETS)}")
+    base = ensure_base(client, base_mode)
+    base_id = client.images.get(base).id
+    # The wheelhouse is used on both bases: it makes even a registry machine's build independent of the index.
+    ensure_wheelhouse(root / "requirements.lock", root / "wheelhouse")
+    results = []
+    for target in targets:
+        tag = _tag(target, input_hash(target, base_id, root))
+        start = time.monotonic()
+        built = False
+        try:
+            if force:
+                raise docker.errors.ImageNotFound("forced")
+            image = client.images.get(tag)
+        except docker.errors.ImageNotFound:
+            image = _docker_build(client, root, target, tag, base)
+            built = True
+        seconds = time.monotonic() - start
+        versions = _read_versions(client, tag)
+        out = paths.sbx_home() / "images" / f"{tag.replace(':', '-')}.versions.txt"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(versions)
+        results.append(BuiltImage(target, tag, image.id, image.attrs["Size"], built, seconds, versions))
+    return results
+
+
+def _docker_build(client: docker.DockerClient, root: Path, target: str, tag: str, base: str) -> docker.models.images.Image:
+    lines: list[str] = []
+    with timed(log, "image.build", tag=tag, base=base):
+        stream = client.api.build(
+            path=str(root), dockerfile="Dockerfile", target=target, tag=tag, rm=True, forcerm=True,
+            buildargs={"BASE_IMAGE": base}, labels={"sbx.target": target, "sbx.base": base}, decode=True,
+        )
+        for chunk in stream:
+            if "error" in chunk:
+                raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-30:]))
+            if "stream" in chunk:
+                lines.append(chunk["stream"])
+                if chunk["stream"].startswith("Step "):
+                    log.debug("image.build_step", tag=tag, step=chunk["stream"].strip())
+    try:
+        return client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        raise ImageError(f"build of {tag} finished without the tag:\n" + "".join(lines[-30:])) from None

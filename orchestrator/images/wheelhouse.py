@@ -1,0 +1,67 @@
+"""Download the pinned wheels on the host, so image builds need no package index."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from orchestrator.failures import ImageError
+from orchestrator.log import get_logger, timed
+
+log = get_logger(__name__)
+
+# CPython 3.11 on Debian bookworm (glibc 2.36): every manylinux tag up to 2_28 runs there.
+_PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux2010_x86_64")
+
+
+def pinned(lock: Path) -> dict[str, str]:
+    """name -> version from `name==version` lines of a lock file."""
+    pins: dict[str, str] = {}
+    for line in lock.read_text().splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        m = re.fullmatch(r"([A-Za-z0-9_.-]+)==([A-Za-z0-9_.+-]+)", line)
+        if not m:
+            raise ImageError(f"{lock}: expected name==version, got {line!r}")
+        pins[_norm(m[1])] = m[2]
+    return pins
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()
+
+
+def _present(dest: Path) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for wheel in dest.glob("*.whl"):
+        name, version = wheel.name.split("-")[:2]
+        found[_norm(name)] = version
+    return found
+
+
+def ensure_wheelhouse(lock: Path, dest: Path) -> list[Path]:
+    """Make `dest` hold exactly one wheel per pin of `lock` (nothing more is fetched when it already does)."""
+    pins = pinned(lock)
+    dest.mkdir(parents=True, exist_ok=True)
+    if all(_present(dest).get(n) == v for n, v in pins.items()):
+        return sorted(dest.glob("*.whl"))
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--python-version", "3.11",
+           "--implementation", "cp", "--abi", "cp311", "--abi", "abi3", "--abi", "none", "--dest", str(dest)]
+    for platform in _PLATFORMS:
+        cmd += ["--platform", platform]
+    cmd += ["--platform", "any", *(f"{n}=={v}" for n, v in pins.items())]
+    with timed(log, "image.wheelhouse", wheels=len(pins)):
+        proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ImageError(f"pip download for the wheelhouse failed:\n{(proc.stdout + proc.stderr)[-2000:]}")
+    present = _present(dest)
+    stale = [w for w in dest.glob("*.whl") if pins.get(_norm(w.name.split('-')[0])) != w.name.split('-')[1]]
+    for wheel in stale:  # older pins would make `pip install --no-index` ambiguous
+        wheel.unlink()
+    missing = [n for n, v in pins.items() if present.get(n) != v]
+    if missing:
+        raise ImageError(f"wheelhouse {dest} lacks {missing}")
+    return sorted(dest.glob("*.whl"))
