@@ -1,0 +1,1 @@
+"""One run, start to end: workspace, sandbox, meter, experiments, agent, watchdog, copy-out, ledger."""
