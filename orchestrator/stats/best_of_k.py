@@ -167,7 +167,11 @@ def _gain_draws(
     wsum = w.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         one = np.where(wsum > 0, (w * v[order]).sum(axis=1) / wsum, np.nan)
-    return kept - one[:, None]
+    gain = kept - one[:, None]
+    for j, k in enumerate(ks):
+        if k == 1:  # identical by definition; keep rounding noise out of the table
+            gain[:, j] = np.where(np.isnan(gain[:, j]), np.nan, 0.0)
+    return gain
 
 
 def best_of_k_table(
