@@ -16,12 +16,12 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one core, as the targets say
 
-import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+import time
+from collections.abc import Callable
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from orchestrator.stats import best_of_k_table, task_bootstrap  # noqa: E402
+from orchestrator.stats import best_of_k_table, task_bootstrap
 
 
 def _best_of(fn: Callable[[], object], repeats: int = 5) -> float:

@@ -20,8 +20,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs-csv", type=Path, metavar="FILE", help="CSV of runs, one row per run")
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: report-<name> here)")
     p.add_argument("--title", help="report title")
-    p.add_argument("--exclusion", default=Exclusion.BOTH.value, choices=[e.value for e in Exclusion],
-                   help="compliance rules that exclude a run: nothing, one rule, or both (default: both)")
+    p.add_argument(
+        "--exclusion",
+        default=Exclusion.BOTH.value,
+        choices=[e.value for e in Exclusion],
+        help="compliance rules that exclude a run: nothing, one rule, or both (default: both)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed for every resample (default: 0)")
     p.set_defaults(handler=_run)
 
@@ -32,16 +36,24 @@ def _run(args: argparse.Namespace) -> int:
     if args.study and args.runs_csv:
         raise ConfigError("give either a STUDY or --runs-csv FILE, not both")
     if args.study:
-        raise ConfigError(f"reading study {args.study!r} from the ledger is not available yet; export its runs "
-                          "to CSV and run `sbx report --runs-csv FILE`")
+        raise ConfigError(
+            f"reading study {args.study!r} from the ledger is not available yet; export its runs "
+            "to CSV and run `sbx report --runs-csv FILE`"
+        )
     if args.runs_csv is None:
         raise ConfigError("nothing to report: give --runs-csv FILE (or a STUDY once the ledger is wired)")
     if args.seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {args.seed}")
     runs = load_runs_csv(args.runs_csv)
     out = args.out or Path(f"report-{args.runs_csv.stem}")
-    paths = build_report(runs, out, title=args.title or f"sbx report: {args.runs_csv.name}",
-                         exclusion=args.exclusion, seed=args.seed, source=str(args.runs_csv))
+    paths = build_report(
+        runs,
+        out,
+        title=args.title or f"sbx report: {args.runs_csv.name}",
+        exclusion=args.exclusion,
+        seed=args.seed,
+        source=str(args.runs_csv),
+    )
     for path in paths.all():
         print(path)
     return 0

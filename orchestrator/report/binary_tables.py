@@ -17,6 +17,7 @@ from orchestrator.stats import (
     mcnemar_exact,
     mean_pass_at_k,
     mean_pass_hat_k,
+    miller_task_count,
     score_per_repeat,
     sign_flip_test,
     task_bootstrap,
@@ -25,27 +26,43 @@ from orchestrator.stats import (
 )
 
 
-
 def _outcomes(prep: Prepared, pairing: str) -> pd.DataFrame:
     df = prep.of(pairing)
     return df[df["outcome"].notna()]
 
 
 def pass_rate_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd.DataFrame:
-    """Per pairing: pass rate over runs with Wilson and Clopper-Pearson intervals and a task-bootstrap range."""
+    """Per pairing: pass rate over runs, Wilson and Clopper-Pearson intervals, and a task-bootstrap range."""
     rows = []
     for p in prep.pairings:
         df = _outcomes(prep, p)
         n, x = len(df), int(df["outcome"].sum())
-        row: dict[str, object] = {"pairing": p, "runs": n, "missing": len(prep.of(p)) - n, "passes": x,
-                                  "tasks": df["task"].nunique()}
+        row: dict[str, object] = {
+            "pairing": p,
+            "runs": n,
+            "missing": len(prep.of(p)) - n,
+            "passes": x,
+            "tasks": df["task"].nunique(),
+        }
         if n:
             wl, wh = wilson_interval(x, n)
             cl, ch = clopper_pearson_interval(x, n)
-            boot = task_bootstrap(df["task"].to_numpy(), df["outcome"].to_numpy(float), n_resamples=n_resamples,
-                                  seed=prep.seed_for("pass_rate", p))
-            row.update(pass_rate=x / n, wilson_low=wl, wilson_high=wh, exact_low=cl, exact_high=ch,
-                       task_mean=boot.estimate, task_boot_low=boot.low, task_boot_high=boot.high)
+            boot = task_bootstrap(
+                df["task"].to_numpy(),
+                df["outcome"].to_numpy(float),
+                n_resamples=n_resamples,
+                seed=prep.seed_for("pass_rate", p),
+            )
+            row.update(
+                pass_rate=x / n,
+                wilson_low=wl,
+                wilson_high=wh,
+                exact_low=cl,
+                exact_high=ch,
+                task_mean=boot.estimate,
+                task_boot_low=boot.low,
+                task_boot_high=boot.high,
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -61,8 +78,16 @@ def pass_k_table(prep: Prepared) -> pd.DataFrame:
         n, c = g.count().to_numpy(), g.sum().to_numpy().astype(int)
         for k in [k for k in range(1, int(n.max()) + 1)]:
             at, hat = mean_pass_at_k(n, c, k), mean_pass_hat_k(n, c, k)
-            rows.append({"pairing": p, "k": k, "pass_at_k": at.value, "pass_hat_k": hat.value,
-                         "tasks": at.tasks, "tasks_dropped": at.dropped})
+            rows.append(
+                {
+                    "pairing": p,
+                    "k": k,
+                    "pass_at_k": at.value,
+                    "pass_hat_k": hat.value,
+                    "tasks": at.tasks,
+                    "tasks_dropped": at.dropped,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -79,8 +104,9 @@ def variance_table(prep: Prepared) -> pd.DataFrame:
             row.update(between_var=np.nan, within_var=np.nan, between_share=np.nan)
         if not df.empty:
             r = score_per_repeat(df["repeat"].to_numpy(), df["outcome"].to_numpy(float))
-            row.update(repeats=r.scores.size, repeat_mean=r.mean, repeat_sd=r.sd, repeat_min=r.low,
-                       repeat_max=r.high)
+            row.update(
+                repeats=r.scores.size, repeat_mean=r.mean, repeat_sd=r.sd, repeat_min=r.low, repeat_max=r.high
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -92,23 +118,61 @@ def paired_table(prep: Prepared, *, value: str, n_resamples: int = 10_000) -> pd
     for a, b in combinations(prep.pairings, 2):
         ra, rb = runs[runs["pairing"] == a], runs[runs["pairing"] == b]
         try:
-            cmp = compare_by_task(ra["task"].to_numpy(), ra[value].to_numpy(float), rb["task"].to_numpy(),
-                                  rb[value].to_numpy(float), n_resamples=n_resamples,
-                                  seed=prep.seed_for("paired", a, b))
+            cmp = compare_by_task(
+                ra["task"].to_numpy(),
+                ra[value].to_numpy(float),
+                rb["task"].to_numpy(),
+                rb[value].to_numpy(float),
+                n_resamples=n_resamples,
+                seed=prep.seed_for("paired", a, b),
+            )
         except ValueError:
             continue
         test = sign_flip_test(cmp.differences, n_resamples=n_resamples, seed=prep.seed_for("sign_flip", a, b))
-        row: dict[str, object] = {"a": a, "b": b, "tasks": cmp.tasks, "a_better": cmp.better,
-                                  "b_better": cmp.worse, "tied": cmp.tied, "mean_difference": cmp.mean_difference,
-                                  "range_low": cmp.low, "range_high": cmp.high, "sign_flip_p": test.p_value}
+        row: dict[str, object] = {
+            "a": a,
+            "b": b,
+            "tasks": cmp.tasks,
+            "a_better": cmp.better,
+            "b_better": cmp.worse,
+            "tied": cmp.tied,
+            "mean_difference": cmp.mean_difference,
+            "range_low": cmp.low,
+            "range_high": cmp.high,
+            "sign_flip_p": test.p_value,
+        }
         if value == "outcome":
-            both = ra[["task", "repeat", "outcome"]].merge(rb[["task", "repeat", "outcome"]],
-                                                         on=["task", "repeat"], suffixes=("_a", "_b")).dropna()
+            both = (
+                ra[["task", "repeat", "outcome"]]
+                .merge(rb[["task", "repeat", "outcome"]], on=["task", "repeat"], suffixes=("_a", "_b"))
+                .dropna()
+            )
             only_a, only_b = discordant_pairs(both["outcome_a"].to_numpy(), both["outcome_b"].to_numpy())
-            row.update(paired_runs=len(both), only_a_passed=only_a, only_b_passed=only_b,
-                       mcnemar_p=mcnemar_exact(only_a, only_b))
+            row.update(
+                paired_runs=len(both),
+                only_a_passed=only_a,
+                only_b_passed=only_b,
+                mcnemar_p=mcnemar_exact(only_a, only_b),
+                tasks_needed=_tasks_needed(ra, rb, cmp.differences),
+            )
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _tasks_needed(ra: pd.DataFrame, rb: pd.DataFrame, diffs: np.ndarray) -> float:
+    """Miller's task count for the observed difference, with plug-in variances (NaN when not estimable)."""
+    d = float(diffs.mean())
+    try:
+        va = variance_components(ra["task"].to_numpy(), ra["outcome"].to_numpy(float))
+        vb = variance_components(rb["task"].to_numpy(), rb["outcome"].to_numpy(float))
+    except ValueError:
+        return float("nan")
+    if d == 0 or diffs.size < 2:
+        return float("nan")
+    k = max(1, round(min(va.runs_per_task, vb.runs_per_task)))
+    # the observed per-task differences carry run noise; what is left is the task-level part w^2
+    w2 = max(0.0, float(diffs.var(ddof=1)) - (va.within + vb.within) / k)
+    return float(np.ceil(miller_task_count(d, w2, va.within, vb.within, k)))
 
 
 def kappa_table(prep: Prepared) -> pd.DataFrame:

@@ -30,8 +30,9 @@ class ReportPaths:
 
 
 def _needs(prep: Prepared, *columns: str) -> str:
-    missing = [c if c != "score" else "holdout_score or eval_score" for c in columns
-               if not present(prep.runs, c)]
+    missing = [
+        c if c != "score" else "holdout_score or eval_score" for c in columns if not present(prep.runs, c)
+    ]
     return f"needs column {', '.join(missing)} with values" if missing else ""
 
 
@@ -40,21 +41,33 @@ def _scores(prep: Prepared) -> Section:
     if prep.score_column is None:
         s.skipped = "needs column holdout_score or eval_score with values"
         return s
-    s.intro = (f"Score: {prep.score_column}. Mean, median, SD, the 95% bootstrap interval of the mean and the best "
-               f"are over compliant scored runs (exclusion: {prep.exclusion.value}); all_run_mean includes "
-               "excluded and unaudited runs. Runs without a score are counted, never scored 0.")
-    s.figures.append(FigureSpec("strip", "Every scored run, one row per pairing (sorted by compliant mean)",
-                                figures.strip_plot(prep), "strip plot of run scores per pairing"))
+    s.intro = (
+        f"Score: {prep.score_column}. Mean, median, SD, the 95% bootstrap interval of the mean and the best "
+        f"are over compliant scored runs (exclusion: {prep.exclusion.value}); all_run_mean includes "
+        "excluded and unaudited runs. Runs without a score are counted, never scored 0."
+    )
+    s.figures.append(
+        FigureSpec(
+            "strip",
+            "Every scored run, one row per pairing (sorted by compliant mean)",
+            figures.strip_plot(prep),
+            "strip plot of run scores per pairing",
+        )
+    )
     s.tables.append(TableSpec("pairings", "Per pairing", tables.pairing_table(prep)))
     return s
 
 
 def _compliance(prep: Prepared) -> Section:
     s = Section("compliance", "Compliance and run outcomes")
-    s.intro = (f"Exclusion rule: {prep.exclusion.value} ({', '.join(prep.exclusion.rules) or 'no rule applied'}). "
-               "A run is excluded when an applied rule flagged it, unknown when an applied rule has no verdict.")
+    s.intro = (
+        f"Exclusion rule: {prep.exclusion.value} ({', '.join(prep.exclusion.rules) or 'no rule applied'}). "
+        "A run is excluded when an applied rule flagged it, unknown when an applied rule has no verdict."
+    )
     if not prep.has_verdicts:
-        s.notes.append("No verdict columns (eval_labels_in_fit, frame_statistics): every run counts as compliant.")
+        s.notes.append(
+            "No verdict columns (eval_labels_in_fit, frame_statistics): every run counts as compliant."
+        )
     s.tables.append(TableSpec("compliance", "Compliance counts per pairing", tables.compliance_table(prep)))
     return s
 
@@ -63,9 +76,16 @@ def _sensitivity(prep: Prepared) -> Section:
     s = Section("exclusion", "How the exclusion rule moves the results")
     s.skipped = "" if prep.has_verdicts and prep.score_column else "needs a score and a verdict column"
     if not s.skipped:
-        s.intro = "The same pairings under each exclusion rule; the tails (5th percentile, best) move the most."
-        s.tables.append(TableSpec("exclusion_sensitivity", "Per exclusion rule and pairing",
-                                  tables.exclusion_sensitivity_table(prep)))
+        s.intro = (
+            "The same pairings under each exclusion rule; the tails (5th percentile, best) move the most."
+        )
+        s.tables.append(
+            TableSpec(
+                "exclusion_sensitivity",
+                "Per exclusion rule and pairing",
+                tables.exclusion_sensitivity_table(prep),
+            )
+        )
     return s
 
 
@@ -77,11 +97,17 @@ def _contrasts(prep: Prepared) -> Section:
     if len(prep.pairings) < 2:
         s.skipped = "needs at least two pairings"
         return s
-    s.intro = ("runs_per_arm = 16 sd^2 / gap^2 (80% power at 5%, two-sided). p_weaker_ahead_rN: how often "
-               "comparing averages of N runs drawn from each pairing's runs puts the weaker one ahead "
-               "(ties count half; exact over all draws with replacement where feasible, else simulated).")
-    s.tables.append(TableSpec("spread", "Spread of pairing means against run-to-run noise", tables.spread_table(prep)))
-    s.tables.append(TableSpec("runs_needed", "Runs needed per pair of pairings", tables.runs_needed_table(prep)))
+    s.intro = (
+        "runs_per_arm = 16 sd^2 / gap^2 (80% power at 5%, two-sided). p_weaker_ahead_rN: how often "
+        "comparing averages of N runs drawn from each pairing's runs puts the weaker one ahead "
+        "(ties count half; exact over all draws with replacement where feasible, else simulated)."
+    )
+    s.tables.append(
+        TableSpec("spread", "Spread of pairing means against run-to-run noise", tables.spread_table(prep))
+    )
+    s.tables.append(
+        TableSpec("runs_needed", "Runs needed per pair of pairings", tables.runs_needed_table(prep))
+    )
     return s
 
 
@@ -91,17 +117,29 @@ def _best_of_k(prep: Prepared) -> Section:
         s.skipped = "needs a score column"
         return s
     ranked = "eval_score" if present(prep.runs, "eval_score") else prep.score_column
-    s.intro = (f"Of k attempts drawn from a pairing's runs, keep the compliant one with the best {ranked}; its value "
-               f"is its {prep.score_column}. Exact over draws with replacement. p_any_compliant = 1 - P(no artifact); "
-               "kept percentiles are given one is kept; gain = mean kept minus mean of one compliant attempt, "
-               "with a 95% interval from 2,000 outer bootstrap resamples of the runs. The oracle picks on "
-               f"{prep.score_column} itself. Attempts without a score count as attempts that delivered nothing.")
+    s.intro = (
+        f"Of k attempts drawn from a pairing's runs, keep the compliant one with the best {ranked}; "
+        "its value "
+        f"is its {prep.score_column}. Exact over draws with replacement. "
+        "p_any_compliant = 1 - P(no artifact); "
+        "kept percentiles are given one is kept; gain = mean kept minus mean of one compliant attempt, "
+        "with a 95% interval from 2,000 outer bootstrap resamples of the runs. The oracle picks on "
+        f"{prep.score_column} itself. Attempts without a score count as attempts that delivered nothing."
+    )
     if ranked == prep.score_column:
-        s.notes.append("No separate eval_score: attempts are chosen and valued on the same score, so the "
-                       "policy equals the oracle and the gain is optimistic.")
+        s.notes.append(
+            "No separate eval_score: attempts are chosen and valued on the same score, so the "
+            "policy equals the oracle and the gain is optimistic."
+        )
     frame = tables.best_of_k_frame(prep, ks=DEFAULT_KS)
-    s.figures.append(FigureSpec("best_of_k", "Median kept value with 5th-95th percentile, by k",
-                                figures.best_of_k_plot(frame, prep.score_column), "best-of-k kept values by k"))
+    s.figures.append(
+        FigureSpec(
+            "best_of_k",
+            "Median kept value with 5th-95th percentile, by k",
+            figures.best_of_k_plot(frame, prep.score_column),
+            "best-of-k kept values by k",
+        )
+    )
     s.tables.append(TableSpec("best_of_k", "Best compliant of k", frame))
     return s
 
@@ -111,17 +149,25 @@ def _pass_fail(prep: Prepared) -> Section:
     s.skipped = _needs(prep, "outcome")
     if s.skipped:
         return s
-    s.intro = ("pass@k = 1 - C(n-c,k)/C(n,k) (at least one of k passes) and pass^k = C(c,k)/C(n,k) (all k pass), "
-               "per task then averaged; tasks with fewer than k runs are dropped and counted. Intervals: Wilson "
-               "and Clopper-Pearson over runs, and a task bootstrap (tasks resampled with all their runs).")
+    s.intro = (
+        "pass@k = 1 - C(n-c,k)/C(n,k) (at least one of k passes) and pass^k = C(c,k)/C(n,k) (all k pass), "
+        "per task then averaged; tasks with fewer than k runs are dropped and counted. Intervals: Wilson "
+        "and Clopper-Pearson over runs, and a task bootstrap (tasks resampled with all their runs)."
+    )
     pk = bt.pass_k_table(prep)
     if not pk.empty:
-        s.figures.append(FigureSpec("pass_k", "pass@k and pass^k against k", figures.pass_k_plot(pk),
-                                    "pass@k and pass^k curves"))
+        s.figures.append(
+            FigureSpec(
+                "pass_k", "pass@k and pass^k against k", figures.pass_k_plot(pk), "pass@k and pass^k curves"
+            )
+        )
     s.tables.append(TableSpec("pass_rates", "Pass rates", bt.pass_rate_table(prep)))
     s.tables.append(TableSpec("pass_k", "pass@k and pass^k", pk))
-    s.tables.append(TableSpec("variance", "Between- and within-task variance; score of each repeat",
-                              bt.variance_table(prep)))
+    s.tables.append(
+        TableSpec(
+            "variance", "Between- and within-task variance; score of each repeat", bt.variance_table(prep)
+        )
+    )
     return s
 
 
@@ -132,12 +178,21 @@ def _paired(prep: Prepared) -> Section:
         s.skipped = "needs an outcome or a score"
         return s
     if prep.runs["task"].nunique() < 2 or len(prep.pairings) < 2:
-        s.skipped = "needs at least two pairings and two tasks (one task is compared by the runs-needed table)"
+        s.skipped = (
+            "needs at least two pairings and two tasks (one task is compared by the runs-needed table)"
+        )
         return s
-    s.intro = (f"Task by task on {value} (difference = a - b of the task means). The range resamples tasks and "
-               f"is given only with at least {MIN_TASKS_FOR_RANGE} shared tasks; sign_flip_p is the sign-flip "
-               "permutation test of the mean difference" +
-               ("; McNemar's exact test uses runs paired by task and repeat." if value == "outcome" else "."))
+    s.intro = (
+        f"Task by task on {value} (difference = a - b of the task means). The range resamples tasks and "
+        f"is given only with at least {MIN_TASKS_FOR_RANGE} shared tasks; sign_flip_p is the sign-flip "
+        "permutation test of the mean difference"
+        + (
+            "; McNemar's exact test uses runs paired by task and repeat; tasks_needed is Miller's task "
+            "count n = (1.96+0.84)^2 (w^2 + sA^2/K + sB^2/K) / d^2 for the observed difference."
+            if value == "outcome"
+            else "."
+        )
+    )
     frame = bt.paired_table(prep, value=value)
     if frame.empty:
         s.skipped = "no two pairings share a scored task"
@@ -151,9 +206,14 @@ def _interaction(prep: Prepared) -> Section:
     if s.skipped:
         return s
     contrasts, wald = tables.interaction_table(prep)
-    s.intro = ("Difference in differences against the first agent and model: does switching model help one agent "
-               "more than the reference agent? Normal SE, Holm-adjusted p, bootstrap interval, joint Wald test.")
-    s.tables += [TableSpec("interaction", "Contrasts", contrasts), TableSpec("interaction_wald", "Joint Wald test", wald)]
+    s.intro = (
+        "Difference in differences against the first agent and model: does switching model help one agent "
+        "more than the reference agent? Normal SE, Holm-adjusted p, bootstrap interval, joint Wald test."
+    )
+    s.tables += [
+        TableSpec("interaction", "Contrasts", contrasts),
+        TableSpec("interaction_wald", "Joint Wald test", wald),
+    ]
     return s
 
 
@@ -161,35 +221,89 @@ def _budget(prep: Prepared) -> Section:
     s = Section("budget", "Budget use and score")
     s.skipped = _needs(prep, "cpu_seconds") or ("" if prep.score_column else "needs a score column")
     if not s.skipped:
-        s.intro = "Within each pairing, Spearman's rank correlation of CPU-seconds used with the score (compliant runs)."
-        s.tables.append(TableSpec("budget_correlation", "Rank correlation", tables.budget_correlation_table(prep)))
+        s.intro = (
+            "Within each pairing, Spearman's rank correlation of CPU-seconds used with the score "
+            "(compliant runs), with a permutation p-value."
+        )
+        s.tables.append(
+            TableSpec("budget_correlation", "Rank correlation", tables.budget_correlation_table(prep))
+        )
     return s
 
 
-def _simple(key: str, title: str, needs: tuple[str, ...], intro: str, name: str,
-            fn: Callable[[Prepared], pd.DataFrame]) -> Callable[[Prepared], Section]:
+def _simple(
+    key: str,
+    title: str,
+    needs: tuple[str, ...],
+    intro: str,
+    name: str,
+    fn: Callable[[Prepared], pd.DataFrame],
+    *,
+    any_of: bool = False,
+) -> Callable[[Prepared], Section]:
+    """A section of one table that needs all (or, with any_of, one) of the given columns."""
+
     def build(prep: Prepared) -> Section:
         s = Section(key, title)
-        s.skipped = _needs(prep, *needs)
+        if any_of:
+            s.skipped = (
+                "" if any(present(prep.runs, c) for c in needs) else f"needs column {' or '.join(needs)}"
+            )
+        else:
+            s.skipped = _needs(prep, *needs)
         if not s.skipped:
             s.intro = intro
             s.tables.append(TableSpec(name, title, fn(prep)))
         return s
+
+    build.__name__ = f"_{key}"
     return build
 
 
 _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
-    _scores, _compliance, _sensitivity, _contrasts, _best_of_k, _pass_fail, _paired, _interaction, _budget,
-    _simple("noise", "Scoring noise", ("holdout_positives", "holdout_negatives", "score"),
-            "Hanley-McNeil SE of each run's AUC from the holdout's class counts, against the run-to-run SD.",
-            "scoring_noise", tables.scoring_noise_table),
-    _simple("later", "Later-period re-score", ("later_score", "score"),
-            "The same compliant artifacts scored on later-period data.", "later", tables.later_table),
-    _simple("judge", "Judge agreement", ("judge_outcome", "outcome"),
-            "Cohen's kappa of the judge's pass/fail against the tests' outcome.", "judge_kappa", bt.kappa_table),
-    _simple("cost", "Cost", ("pairing",),
-            "Spend, tokens (cached share = cached input / input), CPU-seconds; cost_per_pass_usd counts the spend "
-            "of failed attempts too.", "cost", tables.cost_table),
+    _scores,
+    _compliance,
+    _sensitivity,
+    _contrasts,
+    _best_of_k,
+    _pass_fail,
+    _paired,
+    _interaction,
+    _budget,
+    _simple(
+        "noise",
+        "Scoring noise",
+        ("holdout_positives", "holdout_negatives", "score"),
+        "Hanley-McNeil SE of each run's AUC from the holdout's class counts, against the run-to-run SD.",
+        "scoring_noise",
+        tables.scoring_noise_table,
+    ),
+    _simple(
+        "later",
+        "Later-period re-score",
+        ("later_score", "score"),
+        "The same compliant artifacts scored on later-period data.",
+        "later",
+        tables.later_table,
+    ),
+    _simple(
+        "judge",
+        "Judge agreement",
+        ("judge_outcome", "outcome"),
+        "Cohen's kappa of the judge's pass/fail against the tests' outcome.",
+        "judge_kappa",
+        bt.kappa_table,
+    ),
+    _simple(
+        "cost",
+        "Cost",
+        ("cost_usd", "input_tokens", "cpu_seconds"),
+        "Spend, tokens (cached share = cached input / input), CPU-seconds; "
+        "cost_per_pass_usd counts the spend of failed attempts too.",
+        "cost",
+        tables.cost_table,
+        any_of=True,
+    ),
 )
 
 
@@ -216,15 +330,21 @@ def build_report(
         try:
             section = make(prep)
         except ValueError as exc:  # degenerate data for one statistic must not sink the whole report
-            section = Section(make.__name__.strip("_"), make.__name__.strip("_").replace("_", " "),
-                              skipped=f"could not be computed: {exc}")
+            section = Section(
+                make.__name__.strip("_"),
+                make.__name__.strip("_").replace("_", " "),
+                skipped=f"could not be computed: {exc}",
+            )
         sections.append(section)
-    if not any(present(prep.runs, c) for c in ("cost_usd", "input_tokens", "cpu_seconds")):
-        sections[-1] = Section("cost", "Cost", skipped="needs column cost_usd, input_tokens or cpu_seconds")
     preamble = [
-        f"Source: {source}. {len(prep.runs)} counted runs ({prep.not_counted} attempts not counted), "
-        f"{len(prep.pairings)} pairings, {prep.runs['task'].nunique()} tasks.",
-        f"Exclusion rule: {rule.value}. Seed: {seed}. Reported score: {prep.score_column or 'none (pass/fail only)'}.",
+        (
+            f"Source: {source}. {len(prep.runs)} counted runs ({prep.not_counted} attempts not counted), "
+            f"{len(prep.pairings)} pairings, {prep.runs['task'].nunique()} tasks."
+        ),
+        (
+            f"Exclusion rule: {rule.value}. Seed: {seed}. "
+            f"Reported score: {prep.score_column or 'none (pass/fail only)'}."
+        ),
     ]
     out_dir = Path(out_dir)
     (out_dir / "tables").mkdir(parents=True, exist_ok=True)

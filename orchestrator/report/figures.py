@@ -11,8 +11,18 @@ from matplotlib.figure import Figure
 from orchestrator.report.prepare import Prepared
 
 _DPI = 110
-_COLOURS = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-            "#bcbd22", "#17becf"]
+_COLOURS = [
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+]
 
 
 def _png(fig: Figure) -> bytes:
@@ -24,7 +34,9 @@ def _png(fig: Figure) -> bytes:
 def strip_plot(prep: Prepared) -> bytes:
     """One row per pairing, one mark per scored run; excluded runs as red crosses, unaudited as hollow."""
     df = prep.runs[prep.runs["score"].notna()]
-    means = {p: df.loc[(df["pairing"] == p) & (df["compliant"] == 1.0), "score"].mean() for p in prep.pairings}
+    means = {
+        p: df.loc[(df["pairing"] == p) & (df["compliant"] == 1.0), "score"].mean() for p in prep.pairings
+    }
     order = sorted(prep.pairings, key=lambda p: (np.nan_to_num(means[p], nan=-np.inf), p))
     fig = Figure(figsize=(8.0, 0.55 * len(order) + 1.4))
     ax = fig.subplots()
@@ -36,23 +48,53 @@ def strip_plot(prep: Prepared) -> bytes:
         excl = (g["compliant"] == 0.0).to_numpy()
         unk = g["compliant"].isna().to_numpy()
         x = g["score"].to_numpy(float)
-        ax.scatter(x[comp], y + jitter[comp], s=18, color="#1f4e79", alpha=0.75,
-                   label="compliant" if y == 0 else None)
-        ax.scatter(x[excl], y + jitter[excl], s=30, marker="x", color="#c62828",
-                   label="excluded (flagged)" if y == 0 else None)
-        ax.scatter(x[unk], y + jitter[unk], s=20, facecolors="none", edgecolors="#777777",
-                   label="not audited" if y == 0 else None)
+        ax.scatter(
+            x[comp],
+            y + jitter[comp],
+            s=18,
+            color="#1f4e79",
+            alpha=0.75,
+            label="compliant" if y == 0 else None,
+        )
+        ax.scatter(
+            x[excl],
+            y + jitter[excl],
+            s=30,
+            marker="x",
+            color="#c62828",
+            label="excluded (flagged)" if y == 0 else None,
+        )
+        ax.scatter(
+            x[unk],
+            y + jitter[unk],
+            s=20,
+            facecolors="none",
+            edgecolors="#777777",
+            label="not audited" if y == 0 else None,
+        )
         if not np.isnan(means[p]):
-            ax.plot([means[p]] * 2, [y - 0.32, y + 0.32], color="black", linewidth=2,
-                    label="compliant mean" if y == 0 else None)
+            ax.plot(
+                [means[p]] * 2,
+                [y - 0.32, y + 0.32],
+                color="black",
+                linewidth=2,
+                label="compliant mean" if y == 0 else None,
+            )
     ax.set_yticks(range(len(order)), labels=order)
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.set_xlabel(prep.score_column or "score")
     ax.grid(axis="x", alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     if handles:
-        ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.14 - 0.3 / max(1, len(order))),
-                  ncol=4, frameon=False, fontsize=8)
+        ax.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.14 - 0.3 / max(1, len(order))),
+            ncol=4,
+            frameon=False,
+            fontsize=8,
+        )
     return _png(fig)
 
 

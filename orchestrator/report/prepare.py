@@ -40,17 +40,29 @@ def prepare(runs: pd.DataFrame, exclusion: Exclusion, seed: int) -> Prepared:
     columns every run counts as compliant (there is nothing to exclude on); a missing verdict column
     under an exclusion that needs it reads as "not audited" for every run.
     """
-    counted_mask = runs["counted"].fillna(1.0) == 1.0 if "counted" in runs else pd.Series(True, index=runs.index)
+    counted_mask = (
+        runs["counted"].fillna(1.0) == 1.0 if "counted" in runs else pd.Series(True, index=runs.index)
+    )
     df = runs.loc[counted_mask].copy()
     score_column = next((c for c in ("holdout_score", "eval_score") if present(df, c)), None)
     df["score"] = df[score_column] if score_column else np.nan
     has_verdicts = any(present(df, r) for r in ("eval_labels_in_fit", "frame_statistics"))
     if has_verdicts:
         blank = pd.Series([None] * len(df), index=df.index, dtype=object)
-        df["compliant"] = compliant(df.get("eval_labels_in_fit", blank).to_numpy(),
-                                    df.get("frame_statistics", blank).to_numpy(), exclusion)
+        df["compliant"] = compliant(
+            df.get("eval_labels_in_fit", blank).to_numpy(),
+            df.get("frame_statistics", blank).to_numpy(),
+            exclusion,
+        )
     else:
         df["compliant"] = 1.0
     pairings = list(dict.fromkeys(df["pairing"].tolist()))
-    return Prepared(runs=df, not_counted=int((~counted_mask).sum()), score_column=score_column,
-                    exclusion=exclusion, pairings=pairings, has_verdicts=has_verdicts, seed=int(seed))
+    return Prepared(
+        runs=df,
+        not_counted=int((~counted_mask).sum()),
+        score_column=score_column,
+        exclusion=exclusion,
+        pairings=pairings,
+        has_verdicts=has_verdicts,
+        seed=int(seed),
+    )

@@ -6,7 +6,7 @@ import base64
 import html
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import numpy as np
 import pandas as pd
@@ -56,7 +56,7 @@ def format_cell(value: object) -> str:
         if abs(v) < 1e-12:  # rounding noise of a difference that is zero
             return "0"
         if v == round(v) and abs(v) < 1e15:
-            return f"{int(round(v)):,}" if abs(v) >= 1e4 else str(int(round(v)))
+            return f"{round(v):,}" if abs(v) >= 1e4 else str(round(v))
         if abs(v) >= 1e4:
             return f"{v:,.0f}"
         return f"{v:.4g}"
@@ -74,9 +74,11 @@ def _html_table(spec: TableSpec) -> str:
             cells.append(f'<td class="num">{text}</td>' if numeric else f"<td>{text}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     note = f'<p class="note">{html.escape(spec.note)}</p>' if spec.note else ""
-    return (f'<h3>{html.escape(spec.title)}</h3>{note}<div class="scroll"><table data-table="{spec.name}">'
-            f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
-            f'<p class="csv">CSV: tables/{html.escape(spec.name)}.csv</p>')
+    return (
+        f'<h3>{html.escape(spec.title)}</h3>{note}<div class="scroll"><table data-table="{spec.name}">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+        f'<p class="csv">CSV: tables/{html.escape(spec.name)}.csv</p>'
+    )
 
 
 _CSS = """
@@ -105,12 +107,22 @@ window.addEventListener('load',sbxCheckFigures);
 
 def render_html(title: str, preamble: list[str], sections: list[Section]) -> str:
     """The whole report as one HTML document with no external resources."""
-    parts = [f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-             f"<style>{_CSS}</style></head><body>", f"<h1>{html.escape(title)}</h1>"]
+    parts = [
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+    ]
     parts += [f"<p>{html.escape(line)}</p>" for line in preamble]
-    parts.append("<nav><ul>" + "".join(f"<li><a href='#{s.key}'>{html.escape(s.title)}</a>"
-                                        + (" (skipped)" if s.skipped else "") + "</li>" for s in sections)
-                 + "</ul></nav>")
+    parts.append(
+        "<nav><ul>"
+        + "".join(
+            f"<li><a href='#{s.key}'>{html.escape(s.title)}</a>"
+            + (" (skipped)" if s.skipped else "")
+            + "</li>"
+            for s in sections
+        )
+        + "</ul></nav>"
+    )
     for s in sections:
         parts.append(f"<section id='{s.key}'><h2>{html.escape(s.title)}</h2>")
         if s.skipped:
@@ -120,14 +132,16 @@ def render_html(title: str, preamble: list[str], sections: list[Section]) -> str
             parts.append(f"<p>{html.escape(s.intro)}</p>")
         for f in s.figures:
             data = base64.b64encode(f.png).decode("ascii")
-            parts.append(f"<figure><img data-figure='{f.name}' alt='{html.escape(f.alt, quote=True)}' "
-                         f"src='data:image/png;base64,{data}'><figcaption>{html.escape(f.title)}</figcaption>"
-                         "</figure>")
+            parts.append(
+                f"<figure><img data-figure='{f.name}' alt='{html.escape(f.alt, quote=True)}' "
+                f"src='data:image/png;base64,{data}'><figcaption>{html.escape(f.title)}</figcaption>"
+                "</figure>"
+            )
         for t in s.tables:
             parts.append(_html_table(t))
         parts += [f"<p class='note'>{html.escape(n)}</p>" for n in s.notes]
         parts.append("</section>")
-    stamp = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     parts.append(f"<p class='note'>Written by sbx report, {stamp}.</p>{_CHECK_SCRIPT}</body></html>")
     return "\n".join(parts)
 

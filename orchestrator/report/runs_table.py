@@ -88,7 +88,8 @@ def _parse(value: object, kind: Kind) -> object:
         if isinstance(value, (bool, np.bool_)):
             raise _BadCell(value, "a number")
         try:
-            number = float(str(value).strip()) if isinstance(value, str) else float(value)  # type: ignore[arg-type]
+            text = str(value).strip() if isinstance(value, str) else value
+            number = float(text)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             raise _BadCell(value, "a number") from None
         if not math.isfinite(number):
@@ -124,8 +125,10 @@ def validate_runs(runs: pd.DataFrame, *, source: str = "runs table") -> pd.DataF
         raise DataError(f"{source}: expected a pandas DataFrame, got {type(runs).__name__}")
     missing = [c.name for c in SCHEMA if c.required and c.name not in runs.columns]
     if missing:
-        raise DataError(f"{source}: missing required column {', '.join(repr(m) for m in missing)} "
-                        f"(required: pairing, task, repeat; see orchestrator/report/runs_table.py)")
+        raise DataError(
+            f"{source}: missing required column {', '.join(repr(m) for m in missing)} "
+            f"(required: pairing, task, repeat; see orchestrator/report/runs_table.py)"
+        )
     if not any(c in runs.columns for c in OUTCOME_COLUMNS):
         raise DataError(f"{source}: no outcome column; need at least one of {', '.join(OUTCOME_COLUMNS)}")
     if runs.empty:
@@ -145,8 +148,9 @@ def validate_runs(runs: pd.DataFrame, *, source: str = "runs table") -> pd.DataF
             try:
                 parsed.append(_parse(value, column.kind))
             except _BadCell as bad:
-                raise DataError(f"{source}: column {name!r}, row {row}: expected {bad.expected}, "
-                                f"got {bad.value!r}") from None
+                raise DataError(
+                    f"{source}: column {name!r}, row {row}: expected {bad.expected}, got {bad.value!r}"
+                ) from None
         dtype = object if column.kind in ("text", "verdict") else np.float64
         out[name] = pd.Series(parsed, dtype=dtype)
     for name in ("pairing", "task", "repeat"):
@@ -159,10 +163,19 @@ def validate_runs(runs: pd.DataFrame, *, source: str = "runs table") -> pd.DataF
     if dup.any():
         row = int(keys.index[np.flatnonzero(dup.to_numpy())[0]]) + 1
         p, t, r = keys.loc[row - 1]
-        raise DataError(f"{source}: row {row} repeats pairing {p!r}, task {t!r}, repeat {r:g} "
-                        "(only one counted attempt per repeat; mark retried attempts counted = false)")
-    for name in ("cpu_seconds", "cost_usd", "input_tokens", "cached_input_tokens", "output_tokens",
-                 "holdout_positives", "holdout_negatives"):
+        raise DataError(
+            f"{source}: row {row} repeats pairing {p!r}, task {t!r}, repeat {r:g} "
+            "(only one counted attempt per repeat; mark retried attempts counted = false)"
+        )
+    for name in (
+        "cpu_seconds",
+        "cost_usd",
+        "input_tokens",
+        "cached_input_tokens",
+        "output_tokens",
+        "holdout_positives",
+        "holdout_negatives",
+    ):
         if name in out and (out[name] < 0).any():
             raise DataError(f"{source}: column {name!r} has a negative value")
     return out

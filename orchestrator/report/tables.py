@@ -37,19 +37,26 @@ def _compliant_scores(df: pd.DataFrame) -> np.ndarray:
 
 
 def pairing_table(prep: Prepared, *, n_resamples: int = 10_000, confidence: float = 0.95) -> pd.DataFrame:
-    """Per pairing: runs, compliant scored runs, mean, median, SD, interval of the mean, best, all-run mean."""
+    """Per pairing: runs, compliant scored runs, mean, median, SD, mean interval, best, all-run mean.
+
+    (One row per pairing, in study order.)
+    """
     rows = []
     for p in prep.pairings:
         df = prep.of(p)
         scored = df["score"].notna()
         comp = _compliant_scores(df)
         row: dict[str, object] = {
-            "pairing": p, "runs": len(df), "scored": int(scored.sum()), "compliant": comp.size,
+            "pairing": p,
+            "runs": len(df),
+            "scored": int(scored.sum()),
+            "compliant": comp.size,
             "unknown_compliance": int((scored & df["compliant"].isna()).sum()),
         }
         if comp.size:
-            s = summarize_runs(comp, n_resamples=n_resamples, seed=prep.seed_for("pairing", p),
-                               confidence=confidence)
+            s = summarize_runs(
+                comp, n_resamples=n_resamples, seed=prep.seed_for("pairing", p), confidence=confidence
+            )
             row.update(mean=s.mean, median=s.median, sd=s.sd, ci_low=s.low, ci_high=s.high, best=s.best)
         else:
             row.update(mean=np.nan, median=np.nan, sd=np.nan, ci_low=np.nan, ci_high=np.nan, best=np.nan)
@@ -86,16 +93,25 @@ def exclusion_sensitivity_table(prep: Prepared) -> pd.DataFrame:
     rows = []
     blank = pd.Series([None] * len(prep.runs), index=prep.runs.index, dtype=object)
     for rule in Exclusion:
-        comp = compliant(prep.runs.get("eval_labels_in_fit", blank).to_numpy(),
-                         prep.runs.get("frame_statistics", blank).to_numpy(), rule)
+        comp = compliant(
+            prep.runs.get("eval_labels_in_fit", blank).to_numpy(),
+            prep.runs.get("frame_statistics", blank).to_numpy(),
+            rule,
+        )
         df = prep.runs.assign(compliant=comp)
         for p in prep.pairings:
             s = _compliant_scores(df[df["pairing"] == p])
-            rows.append({"exclusion": rule.value, "pairing": p, "compliant": s.size,
-                         "mean": s.mean() if s.size else np.nan,
-                         "p05": np.quantile(s, 0.05) if s.size else np.nan,
-                         "median": np.median(s) if s.size else np.nan,
-                         "best": s.max() if s.size else np.nan})
+            rows.append(
+                {
+                    "exclusion": rule.value,
+                    "pairing": p,
+                    "compliant": s.size,
+                    "mean": s.mean() if s.size else np.nan,
+                    "p05": np.quantile(s, 0.05) if s.size else np.nan,
+                    "median": np.median(s) if s.size else np.nan,
+                    "best": s.max() if s.size else np.nan,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -103,9 +119,17 @@ def spread_table(prep: Prepared) -> pd.DataFrame:
     """One row: how far apart pairing means are, against the median run-to-run SD."""
     groups = [g for g in (_compliant_scores(prep.of(p)) for p in prep.pairings) if g.size >= 2]
     s = spread_against_noise(groups)
-    return pd.DataFrame([{"pairings": s.pairings, "range_of_means": s.range_of_means,
-                          "sd_of_means": s.sd_of_means, "median_run_sd": s.median_run_sd,
-                          "range_over_run_sd": s.ratio}])
+    return pd.DataFrame(
+        [
+            {
+                "pairings": s.pairings,
+                "range_of_means": s.range_of_means,
+                "sd_of_means": s.sd_of_means,
+                "median_run_sd": s.median_run_sd,
+                "range_over_run_sd": s.ratio,
+            }
+        ]
+    )
 
 
 def _keep_inputs(prep: Prepared, df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
@@ -129,19 +153,40 @@ def best_of_k_frame(
         rank, value, keepable, unknown = _keep_inputs(prep, prep.of(p))
         if rank.size == 0:
             continue
-        table = best_of_k_table(rank, value, keepable, ks=ks, n_resamples=n_resamples,
-                                seed=prep.seed_for("best_of_k", p), confidence=confidence)
+        table = best_of_k_table(
+            rank,
+            value,
+            keepable,
+            ks=ks,
+            n_resamples=n_resamples,
+            seed=prep.seed_for("best_of_k", p),
+            confidence=confidence,
+        )
         for r in table:
-            rows.append({"pairing": p, "k": r.k, "attempts": rank.size, "keepable": int(keepable.sum()),
-                         "unknown_dropped": unknown, "p_any_compliant": r.p_any, "median_kept": r.median_kept,
-                         "p05_kept": r.p05_kept, "p95_kept": r.p95_kept, "mean_kept": r.mean_kept,
-                         "gain": r.gain, "gain_low": r.gain_low, "gain_high": r.gain_high,
-                         "oracle_mean_kept": r.oracle_mean_kept, "oracle_gain": r.oracle_gain})
+            rows.append(
+                {
+                    "pairing": p,
+                    "k": r.k,
+                    "attempts": rank.size,
+                    "keepable": int(keepable.sum()),
+                    "unknown_dropped": unknown,
+                    "p_any_compliant": r.p_any,
+                    "median_kept": r.median_kept,
+                    "p05_kept": r.p05_kept,
+                    "p95_kept": r.p95_kept,
+                    "mean_kept": r.mean_kept,
+                    "gain": r.gain,
+                    "gain_low": r.gain_low,
+                    "gain_high": r.gain_high,
+                    "oracle_mean_kept": r.oracle_mean_kept,
+                    "oracle_gain": r.oracle_gain,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
-    """Per pair of pairings: the observed gap, runs per arm to detect it, and how often r runs misorder them."""
+    """Per pair of pairings: the observed gap, runs per arm to detect it, how often r runs misorder them."""
     scores = {p: _compliant_scores(prep.of(p)) for p in prep.pairings}
     rows = []
     for a, b in combinations([p for p in prep.pairings if scores[p].size >= 2], 2):
@@ -150,12 +195,18 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
         gap = abs(sa.mean() - sb.mean())
         sd = math.sqrt((sa.var(ddof=1) + sb.var(ddof=1)) / 2)
         need = runs_per_arm(sd, gap)
-        row: dict[str, object] = {"stronger": stronger, "weaker": weaker, "gap": gap, "pooled_sd": sd,
-                                  "runs_per_arm": math.ceil(need) if math.isfinite(need) else np.inf,
-                                  "runs_now": int(min(sa.size, sb.size))}
+        row: dict[str, object] = {
+            "stronger": stronger,
+            "weaker": weaker,
+            "gap": gap,
+            "pooled_sd": sd,
+            "runs_per_arm": math.ceil(need) if math.isfinite(need) else np.inf,
+            "runs_now": int(min(sa.size, sb.size)),
+        }
         for r in WRONG_ORDER_RS:
-            w = wrong_order_probability(scores[weaker], scores[stronger], r, n_sims=n_sims,
-                                        seed=prep.seed_for("wrong_order", a, b, r))
+            w = wrong_order_probability(
+                scores[weaker], scores[stronger], r, n_sims=n_sims, seed=prep.seed_for("wrong_order", a, b, r)
+            )
             row[f"p_weaker_ahead_r{r}"] = w.p_wrong + w.p_tie / 2
         rows.append(row)
     return pd.DataFrame(rows)
@@ -169,12 +220,20 @@ def budget_correlation_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd
         df = df[df["compliant"] == 1.0]
         row: dict[str, object] = {"pairing": p}
         try:
-            rc = rank_correlation(df["cpu_seconds"].to_numpy(float), df["score"].to_numpy(float),
-                                  n_resamples=n_resamples, seed=prep.seed_for("budget", p))
+            rc = rank_correlation(
+                df["cpu_seconds"].to_numpy(float),
+                df["score"].to_numpy(float),
+                n_resamples=n_resamples,
+                seed=prep.seed_for("budget", p),
+            )
             row.update(runs=rc.n, rho=rc.rho, p_value=rc.p_value, note="")
         except ValueError as exc:
-            row.update(runs=int((df["cpu_seconds"].notna() & df["score"].notna()).sum()), rho=np.nan,
-                       p_value=np.nan, note=str(exc))
+            row.update(
+                runs=int((df["cpu_seconds"].notna() & df["score"].notna()).sum()),
+                rho=np.nan,
+                p_value=np.nan,
+                note=str(exc),
+            )
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -182,14 +241,29 @@ def budget_correlation_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd
 def interaction_table(prep: Prepared, *, n_resamples: int = 5_000) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Difference-in-differences contrasts over the agent x model grid, and the joint Wald test."""
     df = prep.runs[(prep.runs["compliant"] == 1.0) & prep.runs["score"].notna()]
-    cells = {(str(a), str(m)): g["score"].to_numpy(float)
-             for (a, m), g in df.groupby(["agent", "model"], sort=False)}
+    cells = {
+        (str(a), str(m)): g["score"].to_numpy(float)
+        for (a, m), g in df.groupby(["agent", "model"], sort=False)
+    }
     res = interaction_contrasts(cells, n_resamples=n_resamples, seed=prep.seed_for("interaction"))
-    contrasts = pd.DataFrame([{
-        "agent": c.row, "model": c.col, "reference_agent": res.reference_row,
-        "reference_model": res.reference_col, "contrast": c.estimate, "se": c.se, "z": c.z,
-        "p_value": c.p_value, "p_holm": c.p_holm, "boot_low": c.low, "boot_high": c.high,
-    } for c in res.contrasts])
+    contrasts = pd.DataFrame(
+        [
+            {
+                "agent": c.row,
+                "model": c.col,
+                "reference_agent": res.reference_row,
+                "reference_model": res.reference_col,
+                "contrast": c.estimate,
+                "se": c.se,
+                "z": c.z,
+                "p_value": c.p_value,
+                "p_holm": c.p_holm,
+                "boot_low": c.low,
+                "boot_high": c.high,
+            }
+            for c in res.contrasts
+        ]
+    )
     wald = pd.DataFrame([{"statistic": res.wald.statistic, "df": res.wald.df, "p_value": res.wald.p_value}])
     return contrasts, wald
 
@@ -200,9 +274,15 @@ def later_table(prep: Prepared) -> pd.DataFrame:
     for p in prep.pairings:
         df = prep.of(p)
         df = df[(df["compliant"] == 1.0) & df["score"].notna() & df["later_score"].notna()]
-        rows.append({"pairing": p, "runs": len(df), "mean_score": df["score"].mean() if len(df) else np.nan,
-                     "mean_later": df["later_score"].mean() if len(df) else np.nan,
-                     "mean_change": (df["later_score"] - df["score"]).mean() if len(df) else np.nan})
+        rows.append(
+            {
+                "pairing": p,
+                "runs": len(df),
+                "mean_score": df["score"].mean() if len(df) else np.nan,
+                "mean_later": df["later_score"].mean() if len(df) else np.nan,
+                "mean_change": (df["later_score"] - df["score"]).mean() if len(df) else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -211,15 +291,29 @@ def scoring_noise_table(prep: Prepared) -> pd.DataFrame:
     rows = []
     for p in prep.pairings:
         df = prep.of(p)
-        df = df[(df["compliant"] == 1.0) & df["score"].notna() & df["holdout_positives"].notna()
-                & df["holdout_negatives"].notna()]
+        df = df[
+            (df["compliant"] == 1.0)
+            & df["score"].notna()
+            & df["holdout_positives"].notna()
+            & df["holdout_negatives"].notna()
+        ]
         if df.empty:
             continue
-        se = hanley_mcneil_se(df["score"].clip(0, 1).to_numpy(float), df["holdout_positives"].to_numpy(float),
-                              df["holdout_negatives"].to_numpy(float))
+        se = hanley_mcneil_se(
+            df["score"].clip(0, 1).to_numpy(float),
+            df["holdout_positives"].to_numpy(float),
+            df["holdout_negatives"].to_numpy(float),
+        )
         sd = float(df["score"].std(ddof=1)) if len(df) > 1 else np.nan
-        rows.append({"pairing": p, "runs": len(df), "median_auc_se": float(np.median(se)), "run_sd": sd,
-                     "se_over_sd": float(np.median(se)) / sd if sd and sd > 0 else np.nan})
+        rows.append(
+            {
+                "pairing": p,
+                "runs": len(df),
+                "median_auc_se": float(np.median(se)),
+                "run_sd": sd,
+                "se_over_sd": float(np.median(se)) / sd if sd and sd > 0 else np.nan,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -232,8 +326,11 @@ def cost_table(prep: Prepared) -> pd.DataFrame:
         df = prep.of(p)
         row: dict[str, object] = {"pairing": p, "runs": len(df)}
         if "cost_usd" in df:
-            row.update(runs_with_cost=int(df["cost_usd"].notna().sum()), total_cost_usd=df["cost_usd"].sum(),
-                       mean_cost_usd=df["cost_usd"].mean())
+            row.update(
+                runs_with_cost=int(df["cost_usd"].notna().sum()),
+                total_cost_usd=df["cost_usd"].sum(),
+                mean_cost_usd=df["cost_usd"].mean(),
+            )
             if present(prep.runs, "outcome"):
                 cps = cost_per_solved_task(df["cost_usd"].to_numpy(float), df["outcome"].to_numpy(float))
                 row.update(passes=cps.solved, cost_per_pass_usd=cps.value)
@@ -243,7 +340,9 @@ def cost_table(prep: Prepared) -> pd.DataFrame:
         if "input_tokens" in df and "cached_input_tokens" in df:
             both = df["input_tokens"].notna() & df["cached_input_tokens"].notna()
             total_in = df.loc[both, "input_tokens"].sum()
-            row["cached_share"] = df.loc[both, "cached_input_tokens"].sum() / total_in if total_in > 0 else np.nan
+            row["cached_share"] = (
+                df.loc[both, "cached_input_tokens"].sum() / total_in if total_in > 0 else np.nan
+            )
         if "cpu_seconds" in df:
             row["mean_cpu_seconds"] = df["cpu_seconds"].mean()
         rows.append(row)

@@ -13,7 +13,7 @@ def rng_from(seed: Seed) -> np.random.Generator:
     if isinstance(seed, np.random.Generator):
         return seed
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise ValueError(f"seed must be an int or a numpy Generator, got {seed!r}")
+        raise ValueError(f"seed must be an int or a numpy Generator, got {seed!r}")  # noqa: TRY004
     return np.random.default_rng(int(seed))
 
 
@@ -66,7 +66,9 @@ def same_length(**arrays: np.ndarray) -> int:
     """The common length of the named arrays, or a ValueError naming the lengths."""
     lengths = {name: len(a) for name, a in arrays.items()}
     if len(set(lengths.values())) > 1:
-        raise ValueError("arrays must have the same length: " + ", ".join(f"{k}={v}" for k, v in lengths.items()))
+        raise ValueError(
+            "arrays must have the same length: " + ", ".join(f"{k}={v}" for k, v in lengths.items())
+        )
     return next(iter(lengths.values()), 0)
 
 
@@ -77,7 +79,11 @@ def check_confidence(confidence: float) -> float:
 
 
 def check_resamples(n_resamples: int, minimum: int = 1) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < minimum:
+    if (
+        isinstance(n_resamples, bool)
+        or not isinstance(n_resamples, (int, np.integer))
+        or n_resamples < minimum
+    ):
         raise ValueError(f"n_resamples must be an int >= {minimum}, got {n_resamples!r}")
     return int(n_resamples)
 

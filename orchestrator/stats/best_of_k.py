@@ -70,8 +70,10 @@ def _inputs(
     if r.size == 0:
         raise ValueError("need at least one attempt")
     if (np.isnan(r[c]) | np.isnan(v[c])).any():
-        raise ValueError("every compliant attempt needs a rank score and a value; mark attempts that "
-                         "delivered nothing usable as not compliant")
+        raise ValueError(
+            "every compliant attempt needs a rank score and a value; mark attempts that "
+            "delivered nothing usable as not compliant"
+        )
     return r, v, c
 
 
@@ -214,11 +216,23 @@ def best_of_k_table(
         ok = ~np.isnan(d)
         lo, hi = percentile_interval(d[ok], confidence)
         olo, ohi = percentile_interval(od[~np.isnan(od)], confidence)
-        rows.append(BestOfKRow(
-            k=k, p_any=dist.p_any, p_none=dist.p_none, mean_kept=dist.mean,
-            median_kept=dist.quantile(0.5), p05_kept=dist.quantile(0.05), p95_kept=dist.quantile(0.95),
-            gain=float(point[j]), gain_low=lo, gain_high=hi,
-            oracle_mean_kept=oracle.mean, oracle_gain=float(oracle_point[j]), oracle_gain_low=olo,
-            oracle_gain_high=ohi, dropped_resamples=int((~ok).sum()),
-        ))
+        rows.append(
+            BestOfKRow(
+                k=k,
+                p_any=dist.p_any,
+                p_none=dist.p_none,
+                mean_kept=dist.mean,
+                median_kept=dist.quantile(0.5),
+                p05_kept=dist.quantile(0.05),
+                p95_kept=dist.quantile(0.95),
+                gain=float(point[j]),
+                gain_low=lo,
+                gain_high=hi,
+                oracle_mean_kept=oracle.mean,
+                oracle_gain=float(oracle_point[j]),
+                oracle_gain_low=olo,
+                oracle_gain_high=ohi,
+                dropped_resamples=int((~ok).sum()),
+            )
+        )
     return rows

@@ -72,7 +72,9 @@ def pass_hat_k(n: ArrayLike, c: ArrayLike, k: int) -> NDArray[np.float64] | floa
     out[ok & (c_arr < k)] = 0.0
     rest = ok & (c_arr >= k)
     if rest.any():
-        log_ratio = _log_comb(c_arr[rest].astype(np.float64), k) - _log_comb(n_arr[rest].astype(np.float64), k)
+        log_ratio = _log_comb(c_arr[rest].astype(np.float64), k) - _log_comb(
+            n_arr[rest].astype(np.float64), k
+        )
         out[rest] = np.exp(log_ratio)
     return _scalar_if(_is_scalar(n, c), out)
 
@@ -259,5 +261,6 @@ def cost_per_solved_task(cost: ArrayLike, solved: ArrayLike) -> CostPerSolve:
     total = float(cost_arr[keep].sum())
     passes = int(solved_arr[keep].sum())
     value = total / passes if passes else math.inf
-    return CostPerSolve(value=value, total_cost=total, solved=passes, runs=int(keep.sum()),
-                        dropped=int((~keep).sum()))
+    return CostPerSolve(
+        value=value, total_cost=total, solved=passes, runs=int(keep.sum()), dropped=int((~keep).sum())
+    )

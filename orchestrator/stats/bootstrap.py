@@ -58,7 +58,7 @@ def resample_indices(n: int, n_resamples: int, rng: np.random.Generator) -> NDAr
 
 
 def resample_counts(n: int, n_resamples: int, rng: np.random.Generator) -> NDArray[np.int64]:
-    """How often does each resample draw each of n units? An (n_resamples, n) matrix of counts summing to n."""
+    """How often does each resample draw each of n units? An (n_resamples, n) count matrix, rows sum to n."""
     idx = rng.integers(0, n, size=(n_resamples, n)) + (np.arange(n_resamples) * n)[:, None]
     return np.bincount(idx.ravel(), minlength=n_resamples * n).reshape(n_resamples, n)
 
@@ -133,16 +133,23 @@ def task_bootstrap(
     totals = totals_by_task(tasks, values)
     if totals.counts.size == 0:
         raise ValueError("no scored run to bootstrap")
-    draws = task_bootstrap_draws(totals.sums, totals.counts, n_resamples=n_resamples, seed=seed,
-                                 weighting=weighting)
+    draws = task_bootstrap_draws(
+        totals.sums, totals.counts, n_resamples=n_resamples, seed=seed, weighting=weighting
+    )
     if weighting == "task":
         estimate = float(totals.means.mean())
     else:
         estimate = float(totals.sums.sum() / totals.counts.sum())
     low, high = percentile_interval(draws, confidence)
-    return BootstrapInterval(estimate=estimate, low=low, high=high, se=float(draws.std(ddof=1)) if draws.size > 1
-                             else float("nan"), n_resamples=draws.size, units=int(totals.counts.size),
-                             dropped=totals.dropped)
+    return BootstrapInterval(
+        estimate=estimate,
+        low=low,
+        high=high,
+        se=float(draws.std(ddof=1)) if draws.size > 1 else float("nan"),
+        n_resamples=draws.size,
+        units=int(totals.counts.size),
+        dropped=totals.dropped,
+    )
 
 
 def bootstrap_mean(
@@ -164,6 +171,12 @@ def bootstrap_mean(
         raise ValueError("no scored run to bootstrap")
     draws = task_bootstrap_draws(data, np.ones(data.size), n_resamples=n_resamples, seed=seed)
     low, high = percentile_interval(draws, confidence)
-    return BootstrapInterval(estimate=float(data.mean()), low=low, high=high,
-                             se=float(draws.std(ddof=1)) if draws.size > 1 else float("nan"),
-                             n_resamples=draws.size, units=int(data.size), dropped=int((~keep).sum()))
+    return BootstrapInterval(
+        estimate=float(data.mean()),
+        low=low,
+        high=high,
+        se=float(draws.std(ddof=1)) if draws.size > 1 else float("nan"),
+        n_resamples=draws.size,
+        units=int(data.size),
+        dropped=int((~keep).sum()),
+    )

@@ -1,4 +1,4 @@
-"""Continuous outcomes (such as a holdout AUC): per-pairing summaries, spread against noise, wrong orderings."""
+"""Continuous outcomes (such as a holdout AUC): pairing summaries, spread against noise, wrong orderings."""
 
 from __future__ import annotations
 
@@ -49,8 +49,16 @@ def summarize_runs(
         low, high, sd = boot.low, boot.high, float(data.std(ddof=1))
     else:
         low = high = sd = float("nan")
-    return RunSummary(n=int(data.size), dropped=int((~keep).sum()), mean=float(data.mean()),
-                      median=float(np.median(data)), sd=sd, low=low, high=high, best=float(data.max()))
+    return RunSummary(
+        n=int(data.size),
+        dropped=int((~keep).sum()),
+        mean=float(data.mean()),
+        median=float(np.median(data)),
+        sd=sd,
+        low=low,
+        high=high,
+        best=float(data.max()),
+    )
 
 
 @dataclass(frozen=True)
@@ -85,8 +93,12 @@ def spread_against_noise(groups: Sequence[ArrayLike]) -> SpreadVsNoise:
         means.append(v.mean())
         sds.append(v.std(ddof=1))
     m = np.array(means)
-    return SpreadVsNoise(pairings=len(groups), range_of_means=float(m.max() - m.min()),
-                         sd_of_means=float(m.std(ddof=1)), median_run_sd=float(np.median(sds)))
+    return SpreadVsNoise(
+        pairings=len(groups),
+        range_of_means=float(m.max() - m.min()),
+        sd_of_means=float(m.std(ddof=1)),
+        median_run_sd=float(np.median(sds)),
+    )
 
 
 @dataclass(frozen=True)

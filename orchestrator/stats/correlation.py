@@ -58,5 +58,6 @@ def rank_correlation(
         shuffled = rng.permuted(np.broadcast_to(rs, (size, rs.size)), axis=1)
         null = _pearson_rows(ru[None, :], shuffled)
         hits += int(np.count_nonzero(np.abs(null) >= abs(rho) - 1e-12))
-    return RankCorrelation(rho=rho, p_value=(hits + 1) / (n_resamples + 1), n=int(u.size),
-                           dropped=int((~keep).sum()))
+    return RankCorrelation(
+        rho=rho, p_value=(hits + 1) / (n_resamples + 1), n=int(u.size), dropped=int((~keep).sum())
+    )

@@ -79,8 +79,10 @@ def compliant(
     but some applied rule did not audit it. With Exclusion.NOTHING every run is compliant.
     """
     rule = Exclusion.parse(exclusion)
-    columns = {"eval_labels_in_fit": verdicts(eval_labels_in_fit, "eval_labels_in_fit"),
-               "frame_statistics": verdicts(frame_statistics, "frame_statistics")}
+    columns = {
+        "eval_labels_in_fit": verdicts(eval_labels_in_fit, "eval_labels_in_fit"),
+        "frame_statistics": verdicts(frame_statistics, "frame_statistics"),
+    }
     if columns["eval_labels_in_fit"].shape != columns["frame_statistics"].shape:
         raise ValueError("the two verdict columns must have the same length")
     n = columns["eval_labels_in_fit"].size

@@ -140,17 +140,30 @@ def interaction_contrasts(
     p = np.minimum(1.0, 2.0 * stats.norm.sf(np.abs(z)))
     p_holm = holm_adjust(p)
     rng = rng_from(seed)
-    boot_means = np.column_stack([v[rng.integers(0, v.size, size=(n_resamples, v.size))].mean(axis=1)
-                                  for v in data])
+    boot_means = np.column_stack(
+        [v[rng.integers(0, v.size, size=(n_resamples, v.size))].mean(axis=1) for v in data]
+    )
     boot_theta = boot_means @ contrast.T
     contrasts = []
     for q, (rl, cl) in enumerate(labels):
         lo, hi = percentile_interval(boot_theta[:, q], confidence)
-        contrasts.append(Contrast(row=rl, col=cl, estimate=float(theta[q]), se=float(se[q]), z=float(z[q]),
-                                  p_value=float(p[q]), p_holm=float(p_holm[q]), low=lo, high=hi))
+        contrasts.append(
+            Contrast(
+                row=rl,
+                col=cl,
+                estimate=float(theta[q]),
+                se=float(se[q]),
+                z=float(z[q]),
+                p_value=float(p[q]),
+                p_holm=float(p_holm[q]),
+                low=lo,
+                high=hi,
+            )
+        )
     if np.all(np.isfinite(cov)) and np.linalg.matrix_rank(cov) == cov.shape[0]:
         wald = wald_test(theta, cov)
     else:
         wald = WaldTest(statistic=math.nan, df=len(labels), p_value=math.nan)
-    return InteractionResult(reference_row=rows[0], reference_col=cols[0], contrasts=contrasts, wald=wald,
-                             dropped=dropped)
+    return InteractionResult(
+        reference_row=rows[0], reference_col=cols[0], contrasts=contrasts, wald=wald, dropped=dropped
+    )

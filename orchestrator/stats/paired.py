@@ -156,5 +156,6 @@ def sign_flip_test(
         p = p_less
     else:
         p = min(1.0, 2.0 * min(p_greater, p_less))
-    return PermutationResult(statistic=observed, p_value=float(p), exact=exact, n=int(n),
-                             dropped=int((~keep).sum()))
+    return PermutationResult(
+        statistic=observed, p_value=float(p), exact=exact, n=int(n), dropped=int((~keep).sum())
+    )

@@ -50,15 +50,20 @@ def miller_task_count(
     """
     if difference == 0 or not math.isfinite(difference):
         raise ValueError(f"difference must be finite and nonzero, got {difference}")
-    for name, v in (("between_variance", between_variance), ("within_variance_a", within_variance_a),
-                    ("within_variance_b", within_variance_b)):
+    for name, v in (
+        ("between_variance", between_variance),
+        ("within_variance_a", within_variance_a),
+        ("within_variance_b", within_variance_b),
+    ):
         if not (math.isfinite(v) and v >= 0):
             raise ValueError(f"{name} must be finite and >= 0, got {v}")
     if isinstance(runs_per_task, bool) or runs_per_task < 1:
         raise ValueError(f"runs_per_task must be >= 1, got {runs_per_task}")
     k = float(runs_per_task)
-    return (z_alpha + z_beta) ** 2 * (between_variance + within_variance_a / k + within_variance_b / k) / (
-        difference * difference
+    return (
+        (z_alpha + z_beta) ** 2
+        * (between_variance + within_variance_a / k + within_variance_b / k)
+        / (difference * difference)
     )
 
 
@@ -113,5 +118,10 @@ def simulated_paired_power(
             z = np.where(sd > 0, mean / (sd / math.sqrt(tasks)), np.where(mean != 0, np.inf, 0.0))
         rejections += int(np.count_nonzero(np.abs(z) > crit))
     power = rejections / n_sims
-    return SimulatedPower(power=power, se=math.sqrt(power * (1 - power) / n_sims), tasks=int(tasks),
-                          runs=int(runs), n_sims=n_sims)
+    return SimulatedPower(
+        power=power,
+        se=math.sqrt(power * (1 - power) / n_sims),
+        tasks=int(tasks),
+        runs=int(runs),
+        n_sims=n_sims,
+    )

@@ -104,5 +104,10 @@ def variance_components(tasks: ArrayLike, values: ArrayLike) -> VarianceSplit:
     # tasks with one run borrow the pooled within-task variance for the correction term
     correction = float(np.mean(np.where(multi, within_t, within) / counts))
     between = max(0.0, float(means.var(ddof=1)) - correction)
-    return VarianceSplit(between=between, within=within, tasks=int(t), runs_per_task=float(counts.mean()),
-                         dropped=int((~keep).sum()))
+    return VarianceSplit(
+        between=between,
+        within=within,
+        tasks=int(t),
+        runs_per_task=float(counts.mean()),
+        dropped=int((~keep).sum()),
+    )

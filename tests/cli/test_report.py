@@ -7,9 +7,18 @@ from orchestrator.cli import main
 
 
 def _csv(tmp_path: Path) -> Path:
-    rows = [{"pairing": p, "task": "t", "repeat": r, "holdout_score": 0.7 + 0.01 * i + 0.001 * r,
-             "eval_score": 0.7 + 0.01 * i + 0.001 * r, "frame_statistics": "clear"}
-            for i, p in enumerate(("a", "b")) for r in range(5)]
+    rows = [
+        {
+            "pairing": p,
+            "task": "t",
+            "repeat": r,
+            "holdout_score": 0.7 + 0.01 * i + 0.001 * r,
+            "eval_score": 0.7 + 0.01 * i + 0.001 * r,
+            "frame_statistics": "clear",
+        }
+        for i, p in enumerate(("a", "b"))
+        for r in range(5)
+    ]
     path = tmp_path / "runs.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
@@ -17,7 +26,9 @@ def _csv(tmp_path: Path) -> Path:
 
 def test_report_from_csv_prints_written_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
-    assert main(["report", "--runs-csv", str(_csv(tmp_path)), "--out", str(out), "--exclusion", "nothing"]) == 0
+    assert (
+        main(["report", "--runs-csv", str(_csv(tmp_path)), "--out", str(out), "--exclusion", "nothing"]) == 0
+    )
     printed = capsys.readouterr().out.split()
     assert str(out / "report.html") in printed and str(out / "summary.md") in printed
     assert all(Path(p).is_file() for p in printed)

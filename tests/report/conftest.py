@@ -29,8 +29,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if not browser_items or chromium_path():
         return
     if os.environ.get("CI"):
-        raise pytest.UsageError("CI is set but no Chromium is installed (apt-get install chromium); "
-                                "browser tests may not skip in CI")
+        raise pytest.UsageError(
+            "CI is set but no Chromium is installed (apt-get install chromium); "
+            "browser tests may not skip in CI"
+        )
     skip = pytest.mark.skip(reason="Chromium not installed (apt-get install chromium)")
     for item in browser_items:
         item.add_marker(skip)
@@ -50,23 +52,41 @@ def make_ml_study(seed: int = 0, runs: int = 52) -> pd.DataFrame:
                 frame_stats = rng.random() < 0.1
                 if label_leak:
                     holdout += 0.01
-                rows.append({
-                    "pairing": f"{agent}/{model}", "agent": agent, "model": model, "task": "flight-delays",
-                    "repeat": r, "status": "failed" if failed else "audited",
-                    "failure_class": "agent" if failed else "",
-                    "eval_score": "" if failed else holdout + rng.normal(0, 0.004),
-                    "holdout_score": "" if failed else holdout,
-                    "later_score": "" if failed else holdout - 0.01 + rng.normal(0, 0.003),
-                    "holdout_positives": 200_000, "holdout_negatives": 800_000,
-                    "eval_labels_in_fit": "" if failed else ("flagged" if label_leak else "clear"),
-                    "frame_statistics": "" if failed else ("flagged" if frame_stats else "clear"),
-                    "cpu_seconds": rng.uniform(2000, 18000), "cost_usd": rng.uniform(0.5, 3.0),
-                    "input_tokens": 1_000_000, "cached_input_tokens": rng.integers(300_000, 900_000),
-                    "output_tokens": 40_000,
-                })
+                rows.append(
+                    {
+                        "pairing": f"{agent}/{model}",
+                        "agent": agent,
+                        "model": model,
+                        "task": "flight-delays",
+                        "repeat": r,
+                        "status": "failed" if failed else "audited",
+                        "failure_class": "agent" if failed else "",
+                        "eval_score": "" if failed else holdout + rng.normal(0, 0.004),
+                        "holdout_score": "" if failed else holdout,
+                        "later_score": "" if failed else holdout - 0.01 + rng.normal(0, 0.003),
+                        "holdout_positives": 200_000,
+                        "holdout_negatives": 800_000,
+                        "eval_labels_in_fit": "" if failed else ("flagged" if label_leak else "clear"),
+                        "frame_statistics": "" if failed else ("flagged" if frame_stats else "clear"),
+                        "cpu_seconds": rng.uniform(2000, 18000),
+                        "cost_usd": rng.uniform(0.5, 3.0),
+                        "input_tokens": 1_000_000,
+                        "cached_input_tokens": rng.integers(300_000, 900_000),
+                        "output_tokens": 40_000,
+                    }
+                )
     # one infra retry that does not count
-    rows.append({**rows[0], "repeat": 1, "status": "failed", "failure_class": "infra", "counted": "false",
-                 "holdout_score": "", "eval_score": ""})
+    rows.append(
+        {
+            **rows[0],
+            "repeat": 1,
+            "status": "failed",
+            "failure_class": "infra",
+            "counted": "false",
+            "holdout_score": "",
+            "eval_score": "",
+        }
+    )
     return pd.DataFrame(rows)
 
 
@@ -80,9 +100,16 @@ def make_pass_fail_study(seed: int = 0, tasks: int = 20, repeats: int = 5) -> pd
             p = np.clip(difficulty[t] + 0.1 * i, 0, 1)
             for r in range(repeats):
                 ok = bool(rng.random() < p)
-                rows.append({"pairing": pairing, "task": f"task-{t:02d}", "repeat": r, "outcome": ok,
-                             "judge_outcome": ok if rng.random() < 0.85 else not ok,
-                             "cost_usd": rng.uniform(0.1, 0.5)})
+                rows.append(
+                    {
+                        "pairing": pairing,
+                        "task": f"task-{t:02d}",
+                        "repeat": r,
+                        "outcome": ok,
+                        "judge_outcome": ok if rng.random() < 0.85 else not ok,
+                        "cost_usd": rng.uniform(0.1, 0.5),
+                    }
+                )
     return pd.DataFrame(rows)
 
 

@@ -16,10 +16,22 @@ pytestmark = pytest.mark.browser
 
 
 def _dump_dom(html: Path, profile: Path) -> str:
-    cmd = [chromium_path() or "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-           "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-           f"--user-data-dir={profile}", "--virtual-time-budget=10000", "--dump-dom", html.resolve().as_uri()]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    cmd = [
+        chromium_path() or "chromium",
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--virtual-time-budget=10000",
+        "--dump-dom",
+        html.resolve().as_uri(),
+    ]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stdout
 

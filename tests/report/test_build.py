@@ -14,8 +14,20 @@ from .conftest import make_ml_study, make_pass_fail_study
 def test_ml_study_report_has_every_continuous_section(tmp_path: Path, ml_study: pd.DataFrame) -> None:
     paths = build_report(ml_study, tmp_path, title="ML", seed=1)
     assert paths.html.is_file() and paths.markdown.is_file()
-    assert {"pairings", "compliance", "exclusion_sensitivity", "spread", "runs_needed", "best_of_k",
-            "interaction", "interaction_wald", "budget_correlation", "scoring_noise", "later", "cost"} <= set(paths.tables)
+    assert {
+        "pairings",
+        "compliance",
+        "exclusion_sensitivity",
+        "spread",
+        "runs_needed",
+        "best_of_k",
+        "interaction",
+        "interaction_wald",
+        "budget_correlation",
+        "scoring_noise",
+        "later",
+        "cost",
+    } <= set(paths.tables)
     assert set(paths.figures) == {"strip", "best_of_k"}
     html = paths.html.read_text()
     assert html.count("data:image/png;base64,") == 2 and "<link" not in html and "src='http" not in html
@@ -87,7 +99,8 @@ def test_pass_fail_study_report(tmp_path: Path, pass_fail_study: pd.DataFrame) -
     assert (pk.groupby("pairing")["pass_at_k"].diff().dropna() >= 0).all()
     paired = pd.read_csv(paths.tables["paired"])
     assert len(paired) == 3 and paired["range_low"].notna().all()  # 20 tasks: ranges are given
-    assert {"mcnemar_p", "sign_flip_p"} <= set(paired.columns)
+    assert {"mcnemar_p", "sign_flip_p", "tasks_needed"} <= set(paired.columns)
+    assert (paired["tasks_needed"] > 0).all()
     cost = pd.read_csv(paths.tables["cost"])
     assert "cost_per_pass_usd" in cost.columns
 
@@ -99,11 +112,22 @@ def test_few_tasks_give_counts_only(tmp_path: Path) -> None:
 
 
 def test_minimal_csv_from_elsewhere(tmp_path: Path) -> None:
-    """The columns a study run elsewhere can give: pairing, task, repeat, outcome, eval score, compliance, cost."""
+    """A study run elsewhere: pairing, task, repeat, outcome, eval score, compliance, cost."""
     rng = np.random.default_rng(0)
-    rows = [{"pairing": p, "task": f"t{t}", "repeat": r, "outcome": bool(rng.random() < 0.5),
-             "eval_score": rng.random(), "eval_labels_in_fit": "flagged" if rng.random() < 0.1 else "clear",
-             "cost_usd": 0.2} for p in ("x", "y") for t in range(4) for r in range(3)]
+    rows = [
+        {
+            "pairing": p,
+            "task": f"t{t}",
+            "repeat": r,
+            "outcome": bool(rng.random() < 0.5),
+            "eval_score": rng.random(),
+            "eval_labels_in_fit": "flagged" if rng.random() < 0.1 else "clear",
+            "cost_usd": 0.2,
+        }
+        for p in ("x", "y")
+        for t in range(4)
+        for r in range(3)
+    ]
     csv = tmp_path / "runs.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)
     from orchestrator.report import load_runs_csv
@@ -115,7 +139,9 @@ def test_minimal_csv_from_elsewhere(tmp_path: Path) -> None:
 
 
 def test_degenerate_data_skips_a_section_instead_of_failing(tmp_path: Path) -> None:
-    df = pd.DataFrame({"pairing": ["a", "b"], "task": ["t", "t"], "repeat": [1, 1], "holdout_score": [0.7, 0.8]})
+    df = pd.DataFrame(
+        {"pairing": ["a", "b"], "task": ["t", "t"], "repeat": [1, 1], "holdout_score": [0.7, 0.8]}
+    )
     paths = build_report(df, tmp_path, seed=0)
     assert "Skipped" in paths.html.read_text()
     assert pd.read_csv(paths.tables["pairings"])["sd"].isna().all()

@@ -15,10 +15,13 @@ def _write(tmp_path: Path, text: str) -> Path:
 
 
 def test_load_normalises_types_and_blanks(tmp_path: Path) -> None:
-    path = _write(tmp_path, "pairing,task,repeat,outcome,eval_score,eval_labels_in_fit,cost_usd,extra\n"
-                            "a/x, t1 ,1,pass,0.7,Flagged,1.5,zz\n"
-                            "a/x,t1,2,,,,,\n"
-                            "a/x,t1,3,false,0.71,clear,0.5,\n")
+    path = _write(
+        tmp_path,
+        "pairing,task,repeat,outcome,eval_score,eval_labels_in_fit,cost_usd,extra\n"
+        "a/x, t1 ,1,pass,0.7,Flagged,1.5,zz\n"
+        "a/x,t1,2,,,,,\n"
+        "a/x,t1,3,false,0.71,clear,0.5,\n",
+    )
     runs = load_runs_csv(path)
     assert runs["task"].tolist() == ["t1", "t1", "t1"]
     assert np.array_equal(runs["outcome"].to_numpy(), [1.0, np.nan, 0.0], equal_nan=True)
@@ -38,16 +41,19 @@ def test_bad_value_names_column_and_row(tmp_path: Path) -> None:
         load_runs_csv(path)
 
 
-@pytest.mark.parametrize("text,match", [
-    ("pairing,task,repeat\na,t,1\n", "no outcome column"),
-    ("pairing,task,repeat,outcome\na,t,1,maybe\n", "true/false"),
-    ("pairing,task,repeat,outcome\na,t,1.5,true\n", "whole number"),
-    ("pairing,task,repeat,outcome\na,t,1,true\na,t,1,false\n", "row 2 repeats pairing 'a'"),
-    ("pairing,task,repeat,outcome\n,t,1,true\n", "'pairing' is blank in row 1"),
-    ("pairing,task,repeat,outcome,cost_usd\na,t,1,true,-2\n", "negative"),
-    ("pairing,task,repeat,outcome,frame_statistics\na,t,1,true,perhaps\n", "flagged, clear or blank"),
-    ("pairing,task,repeat,outcome\n", "no rows"),
-])
+@pytest.mark.parametrize(
+    "text,match",
+    [
+        ("pairing,task,repeat\na,t,1\n", "no outcome column"),
+        ("pairing,task,repeat,outcome\na,t,1,maybe\n", "true/false"),
+        ("pairing,task,repeat,outcome\na,t,1.5,true\n", "whole number"),
+        ("pairing,task,repeat,outcome\na,t,1,true\na,t,1,false\n", "row 2 repeats pairing 'a'"),
+        ("pairing,task,repeat,outcome\n,t,1,true\n", "'pairing' is blank in row 1"),
+        ("pairing,task,repeat,outcome,cost_usd\na,t,1,true,-2\n", "negative"),
+        ("pairing,task,repeat,outcome,frame_statistics\na,t,1,true,perhaps\n", "flagged, clear or blank"),
+        ("pairing,task,repeat,outcome\n", "no rows"),
+    ],
+)
 def test_validation_errors(tmp_path: Path, text: str, match: str) -> None:
     with pytest.raises(DataError, match=match):
         load_runs_csv(_write(tmp_path, text))
@@ -64,8 +70,15 @@ def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_dataframe_input_from_the_ledger_export_works() -> None:
-    df = pd.DataFrame({"pairing": ["a", "b"], "task": ["t", "t"], "repeat": [1, 1],
-                       "outcome": [True, False], "frame_statistics": [True, None]})
+    df = pd.DataFrame(
+        {
+            "pairing": ["a", "b"],
+            "task": ["t", "t"],
+            "repeat": [1, 1],
+            "outcome": [True, False],
+            "frame_statistics": [True, None],
+        }
+    )
     out = validate_runs(df, source="ledger export")
     assert out["outcome"].tolist() == [1.0, 0.0] and out["frame_statistics"].tolist() == ["flagged", None]
 

@@ -12,8 +12,9 @@ def _study(n: int = 52, seed: int = 0, noncompliant: float = 0.2) -> tuple:
     return eval_score, holdout, compliant
 
 
-def _simulate(eval_score: np.ndarray, holdout: np.ndarray, compliant: np.ndarray, k: int, sims: int,
-              seed: int) -> tuple[float, float, np.ndarray]:
+def _simulate(
+    eval_score: np.ndarray, holdout: np.ndarray, compliant: np.ndarray, k: int, sims: int, seed: int
+) -> tuple[float, float, np.ndarray]:
     """Brute force: draw k attempts, keep the compliant one with the best eval score."""
     rng = np.random.default_rng(seed)
     idx = rng.integers(0, eval_score.size, size=(sims, k))
@@ -33,7 +34,11 @@ def test_exact_best_of_k_matches_brute_force_simulation(k: int) -> None:
     assert exact.mean == pytest.approx(mean_kept, abs=1e-4)
     assert exact.probabilities.sum() == pytest.approx(1.0)
     for q in (0.05, 0.5, 0.95):  # sample quantiles fall between the exact ones just around q
-        assert exact.quantile(q - 0.01) <= np.quantile(kept, q, method="inverted_cdf") <= exact.quantile(q + 0.01)
+        assert (
+            exact.quantile(q - 0.01)
+            <= np.quantile(kept, q, method="inverted_cdf")
+            <= exact.quantile(q + 0.01)
+        )
 
 
 def test_formula_by_hand() -> None:
@@ -49,7 +54,7 @@ def test_ties_on_eval_share_probability() -> None:
     e = np.array([0.5, 0.5, 0.1])
     h = np.array([1.0, 3.0, 0.0])
     out = best_of_k(e, h, [True, True, True], 2)
-    p_none, mean_kept, _ = _simulate_with_random_ties(e, h, 2)
+    _p_none, mean_kept, _ = _simulate_with_random_ties(e, h, 2)
     assert out.mean == pytest.approx(mean_kept, abs=0.01)
     assert out.probabilities[1] == pytest.approx(out.probabilities[2])
 
@@ -92,7 +97,9 @@ def test_table_outer_bootstrap_matches_slow_loop() -> None:
             continue
         gains.append(best_of_k(e[idx], h[idx], c[idx], 3).mean - h[idx][c[idx]].mean())
     lo, hi = np.quantile(gains, [0.025, 0.975])
-    assert rows[0].gain_low == pytest.approx(lo, abs=1e-10) and rows[0].gain_high == pytest.approx(hi, abs=1e-10)
+    assert rows[0].gain_low == pytest.approx(lo, abs=1e-10) and rows[0].gain_high == pytest.approx(
+        hi, abs=1e-10
+    )
 
 
 def test_no_compliant_attempt_keeps_nothing() -> None:

@@ -56,7 +56,9 @@ def test_pass_curves_are_monotone() -> None:
     assert at[0] == pytest.approx(hat[0]) == pytest.approx(16 / 30)
 
 
-@pytest.mark.parametrize("bad", [dict(n=5, c=6, k=1), dict(n=5, c=2, k=0), dict(n=-1, c=0, k=1)])
+@pytest.mark.parametrize(
+    "bad", [{"n": 5, "c": 6, "k": 1}, {"n": 5, "c": 2, "k": 0}, {"n": -1, "c": 0, "k": 1}]
+)
 def test_pass_at_k_rejects_bad_counts(bad: dict) -> None:
     with pytest.raises(ValueError):
         pass_at_k(**bad)
@@ -115,8 +117,9 @@ def test_cohen_kappa_matches_statsmodels_and_sklearn() -> None:
     judge = np.where(rng.random(200) < 0.8, tests, ~tests)
     ours = cohen_kappa(judge, tests)
     assert ours.kappa == pytest.approx(cohen_kappa_score(judge, tests), abs=1e-12)
-    table = np.array([[np.sum(judge & tests), np.sum(judge & ~tests)],
-                      [np.sum(~judge & tests), np.sum(~judge & ~tests)]])
+    table = np.array(
+        [[np.sum(judge & tests), np.sum(judge & ~tests)], [np.sum(~judge & tests), np.sum(~judge & ~tests)]]
+    )
     assert ours.kappa == pytest.approx(cohens_kappa(table).kappa, abs=1e-12)
     assert ours.n == 200 and ours.dropped == 0
 

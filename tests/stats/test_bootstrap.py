@@ -39,8 +39,9 @@ def test_task_bootstrap_matches_scipy_on_task_means() -> None:
     tasks, y = _runs(seed=1)
     ours = task_bootstrap(tasks, y, n_resamples=20_000, seed=0)
     means = totals_by_task(tasks, y).means
-    ref = sps.bootstrap((means,), np.mean, n_resamples=20_000, method="percentile",
-                        random_state=np.random.default_rng(0))
+    ref = sps.bootstrap(
+        (means,), np.mean, n_resamples=20_000, method="percentile", random_state=np.random.default_rng(0)
+    )
     assert ours.low == pytest.approx(ref.confidence_interval.low, abs=0.01)
     assert ours.high == pytest.approx(ref.confidence_interval.high, abs=0.01)
     assert ours.se == pytest.approx(ref.standard_error, rel=0.05)
@@ -57,15 +58,17 @@ def test_run_weighting_pools_runs() -> None:
     draws = task_bootstrap_draws([3.0, 0.0], [3, 1], n_resamples=4000, seed=0, weighting="run")
     # possible pooled means: 3/3=1, 0/1=0, 3/4=.75 (mixed draw)
     assert set(np.round(np.unique(draws), 6)) <= {0.0, 0.75, 1.0}
-    assert task_bootstrap(["a", "a", "a", "b"], [1, 1, 1, 0], n_resamples=10, seed=0,
-                          weighting="run").estimate == pytest.approx(0.75)
+    assert task_bootstrap(
+        ["a", "a", "a", "b"], [1, 1, 1, 0], n_resamples=10, seed=0, weighting="run"
+    ).estimate == pytest.approx(0.75)
 
 
 def test_bootstrap_mean_matches_scipy() -> None:
     x = np.random.default_rng(5).normal(0.7, 0.01, size=52)
     ours = bootstrap_mean(np.append(x, np.nan), n_resamples=20_000, seed=1)
-    ref = sps.bootstrap((x,), np.mean, n_resamples=20_000, method="percentile",
-                        random_state=np.random.default_rng(2)).confidence_interval
+    ref = sps.bootstrap(
+        (x,), np.mean, n_resamples=20_000, method="percentile", random_state=np.random.default_rng(2)
+    ).confidence_interval
     assert ours.dropped == 1 and ours.units == 52
     assert ours.low == pytest.approx(ref.low, abs=2e-4) and ours.high == pytest.approx(ref.high, abs=2e-4)
 
@@ -75,11 +78,14 @@ def test_resample_counts_rows_sum_to_n() -> None:
     assert counts.shape == (100, 7) and (counts.sum(axis=1) == 7).all()
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    (dict(n_resamples=0), "n_resamples"),
-    (dict(n_resamples=10, confidence=0), "confidence"),
-    (dict(n_resamples=10, weighting="x"), "weighting"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"n_resamples": 0}, "n_resamples"),
+        ({"n_resamples": 10, "confidence": 0}, "confidence"),
+        ({"n_resamples": 10, "weighting": "x"}, "weighting"),
+    ],
+)
 def test_bootstrap_rejects_bad_arguments(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         task_bootstrap(["a", "b"], [1, 0], seed=0, **kwargs)

@@ -13,8 +13,9 @@ def test_summarize_runs() -> None:
     assert out.n == 52 and out.dropped == 2
     assert out.mean == pytest.approx(x.mean()) and out.median == pytest.approx(np.median(x))
     assert out.sd == pytest.approx(x.std(ddof=1)) and out.best == x.max()
-    ref = sps.bootstrap((x,), np.mean, n_resamples=20_000, method="percentile",
-                        random_state=np.random.default_rng(0)).confidence_interval
+    ref = sps.bootstrap(
+        (x,), np.mean, n_resamples=20_000, method="percentile", random_state=np.random.default_rng(0)
+    ).confidence_interval
     assert out.low == pytest.approx(ref.low, abs=3e-4) and out.high == pytest.approx(ref.high, abs=3e-4)
 
 

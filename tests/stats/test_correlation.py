@@ -21,8 +21,14 @@ def test_rank_correlation_matches_scipy() -> None:
         return np.array([np.corrcoef(ru, row)[0, 1] for row in np.atleast_2d(ry)])
 
     assert rho(score)[0] == pytest.approx(out.rho)
-    ref = sps.permutation_test((score,), rho, permutation_type="pairings", n_resamples=20_000,
-                               vectorized=True, random_state=np.random.default_rng(2))
+    ref = sps.permutation_test(
+        (score,),
+        rho,
+        permutation_type="pairings",
+        n_resamples=20_000,
+        vectorized=True,
+        random_state=np.random.default_rng(2),
+    )
     assert out.p_value == pytest.approx(ref.pvalue, abs=0.01)
 
 

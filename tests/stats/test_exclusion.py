@@ -15,9 +15,13 @@ def test_each_exclusion_rule() -> None:
     labels = ["flagged", "clear", "clear", "", "clear"]
     frames = ["clear", "flagged", "clear", "clear", ""]
     assert compliant(labels, frames, "nothing").tolist() == [1, 1, 1, 1, 1]
-    assert np.array_equal(compliant(labels, frames, "eval_labels_in_fit"), [0, 1, 1, np.nan, 1], equal_nan=True)
+    assert np.array_equal(
+        compliant(labels, frames, "eval_labels_in_fit"), [0, 1, 1, np.nan, 1], equal_nan=True
+    )
     assert np.array_equal(compliant(labels, frames, "frame_statistics"), [1, 0, 1, 1, np.nan], equal_nan=True)
-    assert np.array_equal(compliant(labels, frames, Exclusion.BOTH), [0, 0, 1, np.nan, np.nan], equal_nan=True)
+    assert np.array_equal(
+        compliant(labels, frames, Exclusion.BOTH), [0, 0, 1, np.nan, np.nan], equal_nan=True
+    )
 
 
 def test_flagged_beats_unaudited() -> None:

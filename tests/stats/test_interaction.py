@@ -13,8 +13,14 @@ def test_holm_matches_statsmodels(seed: int) -> None:
 
 def test_contrasts_of_a_two_by_three_grid() -> None:
     rng = np.random.default_rng(0)
-    truth = {("a1", "m1"): 0.70, ("a1", "m2"): 0.72, ("a1", "m3"): 0.74,
-             ("a2", "m1"): 0.71, ("a2", "m2"): 0.73, ("a2", "m3"): 0.70}
+    truth = {
+        ("a1", "m1"): 0.70,
+        ("a1", "m2"): 0.72,
+        ("a1", "m3"): 0.74,
+        ("a2", "m1"): 0.71,
+        ("a2", "m2"): 0.73,
+        ("a2", "m3"): 0.70,
+    }
     cells = {key: mu + rng.normal(0, 0.01, size=40) for key, mu in truth.items()}
     out = interaction_contrasts(cells, n_resamples=4000, seed=1)
     assert (out.reference_row, out.reference_col) == ("a1", "m1")
@@ -22,7 +28,9 @@ def test_contrasts_of_a_two_by_three_grid() -> None:
     m = {k: v.mean() for k, v in cells.items()}
     c2 = out.contrasts[0]
     assert c2.estimate == pytest.approx((m["a2", "m2"] - m["a2", "m1"]) - (m["a1", "m2"] - m["a1", "m1"]))
-    se = np.sqrt(sum(cells[k].var(ddof=1) / 40 for k in [("a2", "m2"), ("a2", "m1"), ("a1", "m2"), ("a1", "m1")]))
+    se = np.sqrt(
+        sum(cells[k].var(ddof=1) / 40 for k in [("a2", "m2"), ("a2", "m1"), ("a1", "m2"), ("a1", "m1")])
+    )
     assert c2.se == pytest.approx(se)
     assert c2.low < c2.estimate < c2.high
     assert (c2.high - c2.low) == pytest.approx(2 * 1.96 * c2.se, rel=0.1)

@@ -37,16 +37,18 @@ def test_no_range_below_twelve_tasks() -> None:
 def test_sign_flip_exact_matches_scipy(alternative: str) -> None:
     d = np.random.default_rng(3).normal(0.2, 1.0, size=12)
     ours = sign_flip_test(d, seed=0, alternative=alternative)
-    ref = sps.permutation_test((d,), np.mean, permutation_type="samples", alternative=alternative,
-                               n_resamples=np.inf)
+    ref = sps.permutation_test(
+        (d,), np.mean, permutation_type="samples", alternative=alternative, n_resamples=np.inf
+    )
     assert ours.exact and ours.p_value == pytest.approx(ref.pvalue, abs=1e-12)
 
 
 def test_sign_flip_monte_carlo_is_close_to_scipy() -> None:
     d = np.random.default_rng(4).normal(0.3, 1.0, size=40)
     ours = sign_flip_test(d, n_resamples=50_000, seed=0)
-    ref = sps.permutation_test((d,), np.mean, permutation_type="samples", n_resamples=50_000,
-                               random_state=np.random.default_rng(1))
+    ref = sps.permutation_test(
+        (d,), np.mean, permutation_type="samples", n_resamples=50_000, random_state=np.random.default_rng(1)
+    )
     assert not ours.exact and ours.p_value == pytest.approx(ref.pvalue, abs=0.01)
 
 
