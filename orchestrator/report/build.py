@@ -154,6 +154,11 @@ def _pass_fail(prep: Prepared) -> Section:
         "per task then averaged; tasks with fewer than k runs are dropped and counted. Intervals: Wilson "
         "and Clopper-Pearson over runs, and a task bootstrap (tasks resampled with all their runs)."
     )
+    if prep.has_verdicts:
+        s.notes.append(
+            "The exclusion rule does not apply to pass/fail outcomes: they are used as recorded "
+            "(a run that broke a rule should be recorded as a fail by whoever scored it)."
+        )
     pk = bt.pass_k_table(prep)
     if not pk.empty:
         s.figures.append(
