@@ -140,7 +140,8 @@ def wilson_interval(
     z2 = z * z
     centre = (x + z2 / 2) / (m + z2)
     half = z / (m + z2) * np.sqrt(x * (m - x) / m + z2 / 4)
-    low, high = np.clip(centre - half, 0.0, 1.0), np.clip(centre + half, 0.0, 1.0)
+    low = np.where(x == 0, 0.0, np.clip(centre - half, 0.0, 1.0))  # exact ends, not rounding noise
+    high = np.where(x == m, 1.0, np.clip(centre + half, 0.0, 1.0))
     scalar = _is_scalar(successes, n)
     return _scalar_if(scalar, low), _scalar_if(scalar, high)
 
