@@ -1,0 +1,369 @@
+"""build_report: from a runs table to report.html, summary.md, tables/*.csv and figures/*.png."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from orchestrator.report import binary_tables as bt
+from orchestrator.report import figures, tables
+from orchestrator.report.prepare import Prepared, prepare
+from orchestrator.report.render import FigureSpec, Section, TableSpec, render_html, render_markdown
+from orchestrator.report.runs_table import present, validate_runs
+from orchestrator.stats import DEFAULT_KS, MIN_TASKS_FOR_RANGE, Exclusion
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    """Where the report's files were written."""
+
+    html: Path
+    markdown: Path
+    tables: dict[str, Path]
+    figures: dict[str, Path]
+
+    def all(self) -> list[Path]:
+        return [self.html, self.markdown, *self.tables.values(), *self.figures.values()]
+
+
+def _needs(prep: Prepared, *columns: str) -> str:
+    missing = [
+        c if c != "score" else "holdout_score or eval_score" for c in columns if not present(prep.runs, c)
+    ]
+    return f"needs column {', '.join(missing)} with values" if missing else ""
+
+
+def _scores(prep: Prepared) -> Section:
+    s = Section("scores", "Scores per pairing")
+    if prep.score_column is None:
+        s.skipped = "needs column holdout_score or eval_score with values"
+        return s
+    s.intro = (
+        f"Score: {prep.score_column}. Mean, median, SD, the 95% bootstrap interval of the mean and the best "
+        f"are over compliant scored runs (exclusion: {prep.exclusion.value}); all_run_mean includes "
+        "excluded and unaudited runs. Runs without a score are counted, never scored 0."
+    )
+    s.figures.append(
+        FigureSpec(
+            "strip",
+            "Every scored run, one row per pairing (sorted by compliant mean)",
+            figures.strip_plot(prep),
+            "strip plot of run scores per pairing",
+        )
+    )
+    s.tables.append(TableSpec("pairings", "Per pairing", tables.pairing_table(prep)))
+    return s
+
+
+def _compliance(prep: Prepared) -> Section:
+    s = Section("compliance", "Compliance and run outcomes")
+    s.intro = (
+        f"Exclusion rule: {prep.exclusion.value} ({', '.join(prep.exclusion.rules) or 'no rule applied'}). "
+        "A run is excluded when an applied rule flagged it, unknown when an applied rule has no verdict."
+    )
+    if not prep.has_verdicts:
+        s.notes.append(
+            "No verdict columns (eval_labels_in_fit, frame_statistics): every run counts as compliant."
+        )
+    s.tables.append(TableSpec("compliance", "Compliance counts per pairing", tables.compliance_table(prep)))
+    return s
+
+
+def _sensitivity(prep: Prepared) -> Section:
+    s = Section("exclusion", "How the exclusion rule moves the results")
+    s.skipped = "" if prep.has_verdicts and prep.score_column else "needs a score and a verdict column"
+    if not s.skipped:
+        s.intro = (
+            "The same pairings under each exclusion rule; the tails (5th percentile, best) move the most."
+        )
+        s.tables.append(
+            TableSpec(
+                "exclusion_sensitivity",
+                "Per exclusion rule and pairing",
+                tables.exclusion_sensitivity_table(prep),
+            )
+        )
+    return s
+
+
+def _contrasts(prep: Prepared) -> Section:
+    s = Section("contrasts", "Spread, and runs needed for the observed contrasts")
+    if prep.score_column is None:
+        s.skipped = "needs a score column"
+        return s
+    if len(prep.pairings) < 2:
+        s.skipped = "needs at least two pairings"
+        return s
+    s.intro = (
+        "runs_per_arm = 16 sd^2 / gap^2 (80% power at 5%, two-sided). p_weaker_ahead_rN: how often "
+        "comparing averages of N runs drawn from each pairing's runs puts the weaker one ahead "
+        "(ties count half; exact over all draws with replacement where feasible, else simulated)."
+    )
+    s.tables.append(
+        TableSpec("spread", "Spread of pairing means against run-to-run noise", tables.spread_table(prep))
+    )
+    s.tables.append(
+        TableSpec("runs_needed", "Runs needed per pair of pairings", tables.runs_needed_table(prep))
+    )
+    return s
+
+
+def _best_of_k(prep: Prepared) -> Section:
+    s = Section("best_of_k", "Keeping the best compliant of k attempts")
+    if prep.score_column is None:
+        s.skipped = "needs a score column"
+        return s
+    ranked = "eval_score" if present(prep.runs, "eval_score") else prep.score_column
+    s.intro = (
+        f"Of k attempts drawn from a pairing's runs, keep the compliant one with the best {ranked}; "
+        "its value "
+        f"is its {prep.score_column}. Exact over draws with replacement. "
+        "p_any_compliant = 1 - P(no artifact); "
+        "kept percentiles are given one is kept; gain = mean kept minus mean of one compliant attempt, "
+        "with a 95% interval from 2,000 outer bootstrap resamples of the runs. The oracle picks on "
+        f"{prep.score_column} itself. Attempts without a score count as attempts that delivered nothing."
+    )
+    if ranked == prep.score_column:
+        s.notes.append(
+            "No separate eval_score: attempts are chosen and valued on the same score, so the "
+            "policy equals the oracle and the gain is optimistic."
+        )
+    frame = tables.best_of_k_frame(prep, ks=DEFAULT_KS)
+    s.figures.append(
+        FigureSpec(
+            "best_of_k",
+            "Median kept value with 5th-95th percentile, by k",
+            figures.best_of_k_plot(frame, prep.score_column),
+            "best-of-k kept values by k",
+        )
+    )
+    s.tables.append(TableSpec("best_of_k", "Best compliant of k", frame))
+    return s
+
+
+def _pass_fail(prep: Prepared) -> Section:
+    s = Section("pass_fail", "Pass/fail outcomes: pass rate, pass@k, pass^k")
+    s.skipped = _needs(prep, "outcome")
+    if s.skipped:
+        return s
+    s.intro = (
+        "pass@k = 1 - C(n-c,k)/C(n,k) (at least one of k passes) and pass^k = C(c,k)/C(n,k) (all k pass), "
+        "per task then averaged; tasks with fewer than k runs are dropped and counted. Intervals: Wilson "
+        "and Clopper-Pearson over runs, and a task bootstrap (tasks resampled with all their runs)."
+    )
+    if prep.has_verdicts:
+        s.notes.append(
+            "The exclusion rule does not apply to pass/fail outcomes: they are used as recorded "
+            "(a run that broke a rule should be recorded as a fail by whoever scored it)."
+        )
+    pk = bt.pass_k_table(prep)
+    if not pk.empty:
+        s.figures.append(
+            FigureSpec(
+                "pass_k", "pass@k and pass^k against k", figures.pass_k_plot(pk), "pass@k and pass^k curves"
+            )
+        )
+    s.tables.append(TableSpec("pass_rates", "Pass rates", bt.pass_rate_table(prep)))
+    s.tables.append(TableSpec("pass_k", "pass@k and pass^k", pk))
+    s.tables.append(
+        TableSpec(
+            "variance", "Between- and within-task variance; score of each repeat", bt.variance_table(prep)
+        )
+    )
+    return s
+
+
+def _paired(prep: Prepared) -> Section:
+    s = Section("paired", "Paired comparisons by task")
+    value = "outcome" if present(prep.runs, "outcome") else "score"
+    if value == "score" and prep.score_column is None:
+        s.skipped = "needs an outcome or a score"
+        return s
+    if prep.runs["task"].nunique() < 2 or len(prep.pairings) < 2:
+        s.skipped = (
+            "needs at least two pairings and two tasks (one task is compared by the runs-needed table)"
+        )
+        return s
+    s.intro = (
+        f"Task by task on {value} (difference = a - b of the task means). The range resamples tasks and "
+        f"is given only with at least {MIN_TASKS_FOR_RANGE} shared tasks; sign_flip_p is the sign-flip "
+        "permutation test of the mean difference"
+        + (
+            "; McNemar's exact test uses runs paired by task and repeat; tasks_needed is Miller's task "
+            "count n = (1.96+0.84)^2 (w^2 + sA^2/K + sB^2/K) / d^2 for the observed difference."
+            if value == "outcome"
+            else "."
+        )
+    )
+    frame = bt.paired_table(prep, value=value)
+    if frame.empty:
+        s.skipped = "no two pairings share a scored task"
+    s.tables.append(TableSpec("paired", "Paired comparisons", frame))
+    return s
+
+
+def _interaction(prep: Prepared) -> Section:
+    s = Section("interaction", "Interaction contrasts (agent x model)")
+    s.skipped = _needs(prep, "agent", "model") or ("" if prep.score_column else "needs a score column")
+    if s.skipped:
+        return s
+    contrasts, wald = tables.interaction_table(prep)
+    s.intro = (
+        "Difference in differences against the first agent and model: does switching model help one agent "
+        "more than the reference agent? Normal SE, Holm-adjusted p, bootstrap interval, joint Wald test."
+    )
+    s.tables += [
+        TableSpec("interaction", "Contrasts", contrasts),
+        TableSpec("interaction_wald", "Joint Wald test", wald),
+    ]
+    return s
+
+
+def _budget(prep: Prepared) -> Section:
+    s = Section("budget", "Budget use and score")
+    s.skipped = _needs(prep, "cpu_seconds") or ("" if prep.score_column else "needs a score column")
+    if not s.skipped:
+        s.intro = (
+            "Within each pairing, Spearman's rank correlation of CPU-seconds used with the score "
+            "(compliant runs), with a permutation p-value."
+        )
+        s.tables.append(
+            TableSpec("budget_correlation", "Rank correlation", tables.budget_correlation_table(prep))
+        )
+    return s
+
+
+def _simple(
+    key: str,
+    title: str,
+    needs: tuple[str, ...],
+    intro: str,
+    name: str,
+    fn: Callable[[Prepared], pd.DataFrame],
+    *,
+    any_of: bool = False,
+) -> Callable[[Prepared], Section]:
+    """A section of one table that needs all (or, with any_of, one) of the given columns."""
+
+    def build(prep: Prepared) -> Section:
+        s = Section(key, title)
+        if any_of:
+            s.skipped = (
+                "" if any(present(prep.runs, c) for c in needs) else f"needs column {' or '.join(needs)}"
+            )
+        else:
+            s.skipped = _needs(prep, *needs)
+        if not s.skipped:
+            s.intro = intro
+            s.tables.append(TableSpec(name, title, fn(prep)))
+        return s
+
+    build.__name__ = f"_{key}"
+    return build
+
+
+_SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
+    _scores,
+    _compliance,
+    _sensitivity,
+    _contrasts,
+    _best_of_k,
+    _pass_fail,
+    _paired,
+    _interaction,
+    _budget,
+    _simple(
+        "noise",
+        "Scoring noise",
+        ("holdout_positives", "holdout_negatives", "score"),
+        "Hanley-McNeil SE of each run's AUC from the holdout's class counts, against the run-to-run SD.",
+        "scoring_noise",
+        tables.scoring_noise_table,
+    ),
+    _simple(
+        "later",
+        "Later-period re-score",
+        ("later_score", "score"),
+        "The same compliant artifacts scored on later-period data.",
+        "later",
+        tables.later_table,
+    ),
+    _simple(
+        "judge",
+        "Judge agreement",
+        ("judge_outcome", "outcome"),
+        "Cohen's kappa of the judge's pass/fail against the tests' outcome.",
+        "judge_kappa",
+        bt.kappa_table,
+    ),
+    _simple(
+        "cost",
+        "Cost",
+        ("cost_usd", "input_tokens", "cpu_seconds"),
+        "Spend, tokens (cached share = cached input / input), CPU-seconds; "
+        "cost_per_pass_usd counts the spend of failed attempts too.",
+        "cost",
+        tables.cost_table,
+        any_of=True,
+    ),
+)
+
+
+def build_report(
+    runs: pd.DataFrame,
+    out_dir: Path,
+    *,
+    title: str = "sbx report",
+    exclusion: str | Exclusion = Exclusion.BOTH,
+    seed: int,
+    source: str = "runs table",
+) -> ReportPaths:
+    """Write the report for a runs table: report.html (self-contained), summary.md, tables/, figures/.
+
+    `runs` follows orchestrator.report.runs_table.SCHEMA (it is validated here). `exclusion` says which
+    compliance rules exclude a run; `seed` fixes every resample, so the same input gives the same report.
+    """
+    rule = Exclusion.parse(exclusion)
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed must be an int >= 0, got {seed!r}")
+    prep = prepare(validate_runs(runs, source=source), rule, seed)
+    sections = []
+    for make in _SECTIONS:
+        try:
+            section = make(prep)
+        except ValueError as exc:  # degenerate data for one statistic must not sink the whole report
+            section = Section(
+                make.__name__.strip("_"),
+                make.__name__.strip("_").replace("_", " "),
+                skipped=f"could not be computed: {exc}",
+            )
+        sections.append(section)
+    preamble = [
+        (
+            f"Source: {source}. {len(prep.runs)} counted runs ({prep.not_counted} attempts not counted), "
+            f"{len(prep.pairings)} pairings, {prep.runs['task'].nunique()} tasks."
+        ),
+        (
+            f"Exclusion rule: {rule.value}. Seed: {seed}. "
+            f"Reported score: {prep.score_column or 'none (pass/fail only)'}."
+        ),
+    ]
+    out_dir = Path(out_dir)
+    (out_dir / "tables").mkdir(parents=True, exist_ok=True)
+    (out_dir / "figures").mkdir(parents=True, exist_ok=True)
+    table_paths: dict[str, Path] = {}
+    figure_paths: dict[str, Path] = {}
+    for s in sections:
+        for t in s.tables:
+            table_paths[t.name] = out_dir / "tables" / f"{t.name}.csv"
+            t.frame.to_csv(table_paths[t.name], index=False)
+        for f in s.figures:
+            figure_paths[f.name] = out_dir / "figures" / f"{f.name}.png"
+            figure_paths[f.name].write_bytes(f.png)
+    html_path, md_path = out_dir / "report.html", out_dir / "summary.md"
+    html_path.write_text(render_html(title, preamble, sections), encoding="utf-8")
+    md_path.write_text(render_markdown(title, preamble, sections), encoding="utf-8")
+    return ReportPaths(html=html_path, markdown=md_path, tables=table_paths, figures=figure_paths)

@@ -1,0 +1,176 @@
+"""Writers: one self-contained HTML file (figures embedded as base64 PNG), a Markdown summary, CSV tables."""
+
+from __future__ import annotations
+
+import base64
+import html
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass
+class TableSpec:
+    name: str  # file stem of the CSV
+    title: str
+    frame: pd.DataFrame
+    note: str = ""
+
+
+@dataclass
+class FigureSpec:
+    name: str  # file stem of the PNG
+    title: str
+    png: bytes
+    alt: str
+
+
+@dataclass
+class Section:
+    key: str
+    title: str
+    intro: str = ""
+    tables: list[TableSpec] = field(default_factory=list)
+    figures: list[FigureSpec] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    skipped: str = ""  # why the section could not be built; empty when it was
+
+
+def format_cell(value: object) -> str:
+    """How a number reads in a rendered table: 4 significant digits, ints as ints, blanks for missing."""
+    if value is None or value is pd.NA:
+        return ""
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (int, np.integer)):
+        return str(int(value))
+    if isinstance(value, (float, np.floating)):
+        v = float(value)
+        if math.isnan(v):
+            return ""
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if abs(v) < 1e-12:  # rounding noise of a difference that is zero
+            return "0"
+        if v == round(v) and abs(v) < 1e15:
+            return f"{round(v):,}" if abs(v) >= 1e4 else str(round(v))
+        if abs(v) >= 1e4:
+            return f"{v:,.0f}"
+        return f"{v:.4g}"
+    return str(value)
+
+
+def _html_table(spec: TableSpec) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in spec.frame.columns)
+    body = []
+    for row in spec.frame.itertuples(index=False):
+        cells = []
+        for v in row:
+            text = html.escape(format_cell(v))
+            numeric = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+            cells.append(f'<td class="num">{text}</td>' if numeric else f"<td>{text}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    note = f'<p class="note">{html.escape(spec.note)}</p>' if spec.note else ""
+    return (
+        f'<h3>{html.escape(spec.title)}</h3>{note}<div class="scroll"><table data-table="{spec.name}">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
+        f'<p class="csv">CSV: tables/{html.escape(spec.name)}.csv</p>'
+    )
+
+
+_CSS = """
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;
+color:#222;line-height:1.45}
+h1{margin-bottom:.2em} h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em} h3{font-size:1em}
+table{border-collapse:collapse;font-size:.85em;margin:.4em 0}
+th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;white-space:nowrap}
+td.num{text-align:right;font-variant-numeric:tabular-nums} th{background:#f4f4f4}
+.scroll{overflow-x:auto} .note,.csv{color:#555;font-size:.85em;margin:.2em 0} .skipped{color:#8a6d00}
+figure{margin:1em 0} figure img{max-width:100%} figcaption{color:#555;font-size:.85em}
+nav ul{columns:2;font-size:.9em}
+"""
+
+#: marks each embedded figure data-rendered="yes" once the browser has decoded it (checked by the tests)
+_CHECK_SCRIPT = """
+<script>
+function sbxCheckFigures(){var imgs=document.querySelectorAll('img[data-figure]');var ok=0;
+for(var i=0;i<imgs.length;i++){var im=imgs[i];var r=im.complete&&im.naturalWidth>0;
+im.setAttribute('data-rendered',r?'yes':'no');if(r){ok++;}}
+document.body.setAttribute('data-figures-rendered',ok+'/'+imgs.length);}
+window.addEventListener('load',sbxCheckFigures);
+</script>
+"""
+
+
+def render_html(title: str, preamble: list[str], sections: list[Section]) -> str:
+    """The whole report as one HTML document with no external resources."""
+    parts = [
+        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
+        f"<style>{_CSS}</style></head><body>",
+        f"<h1>{html.escape(title)}</h1>",
+    ]
+    parts += [f"<p>{html.escape(line)}</p>" for line in preamble]
+    parts.append(
+        "<nav><ul>"
+        + "".join(
+            f"<li><a href='#{s.key}'>{html.escape(s.title)}</a>"
+            + (" (skipped)" if s.skipped else "")
+            + "</li>"
+            for s in sections
+        )
+        + "</ul></nav>"
+    )
+    for s in sections:
+        parts.append(f"<section id='{s.key}'><h2>{html.escape(s.title)}</h2>")
+        if s.skipped:
+            parts.append(f"<p class='skipped'>Skipped: {html.escape(s.skipped)}</p></section>")
+            continue
+        if s.intro:
+            parts.append(f"<p>{html.escape(s.intro)}</p>")
+        for f in s.figures:
+            data = base64.b64encode(f.png).decode("ascii")
+            parts.append(
+                f"<figure><img data-figure='{f.name}' alt='{html.escape(f.alt, quote=True)}' "
+                f"src='data:image/png;base64,{data}'><figcaption>{html.escape(f.title)}</figcaption>"
+                "</figure>"
+            )
+        for t in s.tables:
+            parts.append(_html_table(t))
+        parts += [f"<p class='note'>{html.escape(n)}</p>" for n in s.notes]
+        parts.append("</section>")
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    parts.append(f"<p class='note'>Written by sbx report, {stamp}.</p>{_CHECK_SCRIPT}</body></html>")
+    return "\n".join(parts)
+
+
+def _md_table(frame: pd.DataFrame) -> str:
+    cols = [str(c) for c in frame.columns]
+    lines = ["| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
+    for row in frame.itertuples(index=False):
+        lines.append("| " + " | ".join(format_cell(v).replace("|", "\\|") for v in row) + " |")
+    return "\n".join(lines)
+
+
+def render_markdown(title: str, preamble: list[str], sections: list[Section]) -> str:
+    """The report as Markdown: the same tables, figures referenced as files under figures/."""
+    out = [f"# {title}", ""]
+    out += [line + "\n" for line in preamble]
+    for s in sections:
+        out += [f"## {s.title}", ""]
+        if s.skipped:
+            out += [f"Skipped: {s.skipped}", ""]
+            continue
+        if s.intro:
+            out += [s.intro, ""]
+        for f in s.figures:
+            out += [f"![{f.alt}](figures/{f.name}.png)", ""]
+        for t in s.tables:
+            out += [f"### {t.title}", ""]
+            if t.note:
+                out += [t.note, ""]
+            out += [_md_table(t.frame), "", f"CSV: `tables/{t.name}.csv`", ""]
+        out += [n + "\n" for n in s.notes]
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,174 @@
+"""Continuous outcomes (such as a holdout AUC): pairing summaries, spread against noise, wrong orderings."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from orchestrator.stats._checks import Seed, check_confidence, check_resamples, float_array, rng_from
+from orchestrator.stats.bootstrap import bootstrap_mean
+
+#: the exact wrong-order probability enumerates sums of r draws while support x n stays below this
+EXACT_CELL_LIMIT = 6_000_000
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One pairing's scored runs, summarised."""
+
+    n: int
+    dropped: int
+    mean: float
+    median: float
+    sd: float
+    low: float
+    high: float
+    best: float
+
+
+def summarize_runs(
+    values: ArrayLike, *, n_resamples: int = 10_000, seed: Seed, confidence: float = 0.95
+) -> RunSummary:
+    """What did this pairing score: centre, spread, best, and how well is its mean known?
+
+    Mean, median, SD (ddof=1), best (maximum), and a percentile bootstrap interval of the mean over
+    runs. Missing scores are dropped and counted, never scored 0.
+    """
+    vals = float_array(values, "values")
+    keep = ~np.isnan(vals)
+    data = vals[keep]
+    if data.size == 0:
+        raise ValueError("no scored run to summarise")
+    check_confidence(confidence)
+    if data.size >= 2:
+        boot = bootstrap_mean(data, n_resamples=n_resamples, seed=seed, confidence=confidence)
+        low, high, sd = boot.low, boot.high, float(data.std(ddof=1))
+    else:
+        low = high = sd = float("nan")
+    return RunSummary(
+        n=int(data.size),
+        dropped=int((~keep).sum()),
+        mean=float(data.mean()),
+        median=float(np.median(data)),
+        sd=sd,
+        low=low,
+        high=high,
+        best=float(data.max()),
+    )
+
+
+@dataclass(frozen=True)
+class SpreadVsNoise:
+    """How far apart pairings are, measured in run-to-run noise."""
+
+    pairings: int
+    range_of_means: float
+    sd_of_means: float
+    median_run_sd: float
+
+    @property
+    def ratio(self) -> float:
+        """Range of pairing means divided by the median run-to-run SD."""
+        return self.range_of_means / self.median_run_sd if self.median_run_sd > 0 else math.inf
+
+
+def spread_against_noise(groups: Sequence[ArrayLike]) -> SpreadVsNoise:
+    """Are the pairings further apart than one pairing's runs are from each other?
+
+    Compares the range and SD of pairing means with the median of the pairings' run-to-run SDs.
+    Missing scores are dropped; a pairing needs two scored runs to have an SD.
+    """
+    if len(groups) < 2:
+        raise ValueError(f"need at least 2 pairings, got {len(groups)}")
+    means, sds = [], []
+    for i, g in enumerate(groups):
+        v = float_array(g, f"groups[{i}]")
+        v = v[~np.isnan(v)]
+        if v.size < 2:
+            raise ValueError(f"groups[{i}] needs at least 2 scored runs, got {v.size}")
+        means.append(v.mean())
+        sds.append(v.std(ddof=1))
+    m = np.array(means)
+    return SpreadVsNoise(
+        pairings=len(groups),
+        range_of_means=float(m.max() - m.min()),
+        sd_of_means=float(m.std(ddof=1)),
+        median_run_sd=float(np.median(sds)),
+    )
+
+
+@dataclass(frozen=True)
+class WrongOrder:
+    """How often r-run averages rank the weaker pairing first."""
+
+    r: int
+    p_wrong: float
+    p_tie: float
+    exact: bool
+
+
+def _sum_distribution(values: NDArray[np.float64], r: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Exact distribution of the sum of r draws with replacement: (support, probabilities)."""
+    base_support, base_counts = np.unique(np.round(values, 12), return_counts=True)
+    base_p = base_counts / values.size
+    support, prob = base_support, base_p
+    for _ in range(r - 1):
+        s = np.round((support[:, None] + base_support[None, :]).ravel(), 12)
+        p = (prob[:, None] * base_p[None, :]).ravel()
+        support, inverse = np.unique(s, return_inverse=True)
+        prob = np.bincount(inverse.ravel(), weights=p, minlength=support.size)
+    return support, prob
+
+
+def _exact_feasible(n_distinct: int, r: int) -> bool:
+    # the support after j steps has at most C(n + j - 1, j) points; the last step multiplies it by n
+    return math.comb(n_distinct + r - 2, r - 1) * n_distinct <= EXACT_CELL_LIMIT
+
+
+def wrong_order_probability(
+    weaker: ArrayLike,
+    stronger: ArrayLike,
+    r: int,
+    *,
+    n_sims: int = 200_000,
+    seed: Seed,
+) -> WrongOrder:
+    """If each pairing were run r times and the averages compared, how often would the weaker one win?
+
+    Draws r runs with replacement from each pairing's observed runs. Exact over all draws (by convolving
+    the empirical distributions) where the number of distinct sums is small enough, otherwise simulated
+    with `n_sims` draws. p_wrong counts strict wins of `weaker`; ties are reported apart.
+    """
+    a = float_array(weaker, "weaker")
+    b = float_array(stronger, "stronger")
+    a, b = a[~np.isnan(a)], b[~np.isnan(b)]
+    if a.size == 0 or b.size == 0:
+        raise ValueError("both pairings need at least one scored run")
+    if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 1:
+        raise ValueError(f"r must be an int >= 1, got {r!r}")
+    r = int(r)
+    na, nb = np.unique(a).size, np.unique(b).size
+    if _exact_feasible(na, r) and _exact_feasible(nb, r):
+        sa, pa = _sum_distribution(a, r)
+        sb, pb = _sum_distribution(b, r)
+        cdf_b = np.concatenate([[0.0], np.cumsum(pb)])
+        below = cdf_b[np.searchsorted(sb, sa, side="left")]  # P(S_b < s_a)
+        upto = cdf_b[np.searchsorted(sb, sa, side="right")]  # P(S_b <= s_a)
+        p_wrong = float(pa @ below)
+        p_tie = float(pa @ (upto - below))
+        return WrongOrder(r=r, p_wrong=min(1.0, p_wrong), p_tie=min(1.0, p_tie), exact=True)
+    n_sims = check_resamples(n_sims)
+    rng = rng_from(seed)
+    wins = ties = 0
+    block = max(1, 4_000_000 // r)
+    for start in range(0, n_sims, block):
+        size = min(n_sims, start + block) - start
+        sa = np.round(a[rng.integers(0, a.size, size=(size, r))].sum(axis=1), 12)
+        sb = np.round(b[rng.integers(0, b.size, size=(size, r))].sum(axis=1), 12)
+        wins += int(np.count_nonzero(sa > sb))
+        ties += int(np.count_nonzero(sa == sb))
+    return WrongOrder(r=r, p_wrong=wins / n_sims, p_tie=ties / n_sims, exact=False)

@@ -1,0 +1,147 @@
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from orchestrator.report import build_report
+from orchestrator.stats import best_of_k, runs_per_arm
+
+from .conftest import make_ml_study, make_pass_fail_study
+
+
+def test_ml_study_report_has_every_continuous_section(tmp_path: Path, ml_study: pd.DataFrame) -> None:
+    paths = build_report(ml_study, tmp_path, title="ML", seed=1)
+    assert paths.html.is_file() and paths.markdown.is_file()
+    assert {
+        "pairings",
+        "compliance",
+        "exclusion_sensitivity",
+        "spread",
+        "runs_needed",
+        "best_of_k",
+        "interaction",
+        "interaction_wald",
+        "budget_correlation",
+        "scoring_noise",
+        "later",
+        "cost",
+    } <= set(paths.tables)
+    assert set(paths.figures) == {"strip", "best_of_k"}
+    html = paths.html.read_text()
+    assert html.count("data:image/png;base64,") == 2 and "<link" not in html and "src='http" not in html
+    md = paths.markdown.read_text()
+    assert "## Keeping the best compliant of k attempts" in md and "figures/strip.png" in md
+    assert "Skipped: needs column outcome" in md  # pass/fail sections say why they are missing
+
+
+def test_pairing_table_matches_direct_computation(tmp_path: Path, ml_study: pd.DataFrame) -> None:
+    paths = build_report(ml_study, tmp_path, seed=0, exclusion="both")
+    table = pd.read_csv(paths.tables["pairings"]).set_index("pairing")
+    runs = ml_study[ml_study.get("counted", "").ne("false")]
+    g = runs[runs["pairing"] == "codex/m-mid"]
+    score = pd.to_numeric(g["holdout_score"], errors="coerce")
+    ok = (g["eval_labels_in_fit"] == "clear") & (g["frame_statistics"] == "clear") & score.notna()
+    row = table.loc["codex/m-mid"]
+    assert row["compliant"] == ok.sum() and row["runs"] == len(g)
+    assert row["mean"] == pytest.approx(score[ok].mean()) and row["best"] == pytest.approx(score[ok].max())
+    assert row["all_run_mean"] == pytest.approx(score.mean())
+    assert row["ci_low"] < row["mean"] < row["ci_high"]
+
+
+def test_best_of_k_table_matches_the_stats_function(tmp_path: Path, ml_study: pd.DataFrame) -> None:
+    paths = build_report(ml_study, tmp_path, seed=0, exclusion="nothing")
+    table = pd.read_csv(paths.tables["best_of_k"])
+    assert sorted(table["k"].unique()) == [1, 3, 5, 10]
+    g = ml_study[(ml_study["pairing"] == "claude/m-large") & ml_study.get("counted", "").ne("false")]
+    e = pd.to_numeric(g["eval_score"], errors="coerce").to_numpy()
+    h = pd.to_numeric(g["holdout_score"], errors="coerce").to_numpy()
+    keep = ~np.isnan(h)
+    expected = best_of_k(e, h, keep, 5)
+    row = table[(table["pairing"] == "claude/m-large") & (table["k"] == 5)].iloc[0]
+    assert row["mean_kept"] == pytest.approx(expected.mean)
+    assert row["p_any_compliant"] == pytest.approx(expected.p_any)
+    assert row["gain_low"] <= row["gain"] <= row["gain_high"]
+    assert (table.loc[table["k"] == 1, "gain"] == 0).all()
+
+
+def test_runs_needed_uses_the_16_rule(tmp_path: Path, ml_study: pd.DataFrame) -> None:
+    paths = build_report(ml_study, tmp_path, seed=0)
+    row = pd.read_csv(paths.tables["runs_needed"]).iloc[0]
+    assert row["runs_per_arm"] == math.ceil(runs_per_arm(row["pooled_sd"], row["gap"]))
+    assert 0 <= row["p_weaker_ahead_r10"] <= row["p_weaker_ahead_r1"] <= 0.5 + 1e-9
+
+
+def test_exclusion_changes_compliant_counts(tmp_path: Path, ml_study: pd.DataFrame) -> None:
+    nothing = build_report(ml_study, tmp_path / "a", seed=0, exclusion="nothing")
+    both = build_report(ml_study, tmp_path / "b", seed=0, exclusion="both")
+    n0 = pd.read_csv(nothing.tables["pairings"])["compliant"].sum()
+    n2 = pd.read_csv(both.tables["pairings"])["compliant"].sum()
+    assert n0 > n2
+    with pytest.raises(ValueError, match="unknown exclusion"):
+        build_report(ml_study, tmp_path / "c", seed=0, exclusion="either")
+
+
+def test_same_seed_same_tables(tmp_path: Path) -> None:
+    study = make_ml_study(runs=20)
+    a = build_report(study, tmp_path / "a", seed=5)
+    b = build_report(study, tmp_path / "b", seed=5)
+    for name in a.tables:
+        assert a.tables[name].read_text() == b.tables[name].read_text(), name
+
+
+def test_pass_fail_study_report(tmp_path: Path, pass_fail_study: pd.DataFrame) -> None:
+    paths = build_report(pass_fail_study, tmp_path, seed=0)
+    assert {"pass_rates", "pass_k", "variance", "paired", "judge_kappa", "cost"} <= set(paths.tables)
+    assert set(paths.figures) == {"pass_k"}
+    pk = pd.read_csv(paths.tables["pass_k"])
+    assert (pk.groupby("pairing")["pass_at_k"].diff().dropna() >= 0).all()
+    paired = pd.read_csv(paths.tables["paired"])
+    assert len(paired) == 3 and paired["range_low"].notna().all()  # 20 tasks: ranges are given
+    assert {"mcnemar_p", "sign_flip_p", "tasks_needed"} <= set(paired.columns)
+    assert (paired["tasks_needed"] > 0).all()
+    cost = pd.read_csv(paths.tables["cost"])
+    assert "cost_per_pass_usd" in cost.columns
+
+
+def test_few_tasks_give_counts_only(tmp_path: Path) -> None:
+    paths = build_report(make_pass_fail_study(tasks=6), tmp_path, seed=0)
+    paired = pd.read_csv(paths.tables["paired"])
+    assert paired["range_low"].isna().all() and paired["tasks"].eq(6).all()
+
+
+def test_minimal_csv_from_elsewhere(tmp_path: Path) -> None:
+    """A study run elsewhere: pairing, task, repeat, outcome, eval score, compliance, cost."""
+    rng = np.random.default_rng(0)
+    rows = [
+        {
+            "pairing": p,
+            "task": f"t{t}",
+            "repeat": r,
+            "outcome": bool(rng.random() < 0.5),
+            "eval_score": rng.random(),
+            "eval_labels_in_fit": "flagged" if rng.random() < 0.1 else "clear",
+            "cost_usd": 0.2,
+        }
+        for p in ("x", "y")
+        for t in range(4)
+        for r in range(3)
+    ]
+    csv = tmp_path / "runs.csv"
+    pd.DataFrame(rows).to_csv(csv, index=False)
+    from orchestrator.report import load_runs_csv
+
+    paths = build_report(load_runs_csv(csv), tmp_path / "out", seed=0, exclusion="eval_labels_in_fit")
+    assert {"pairings", "best_of_k", "pass_k", "paired", "cost"} <= set(paths.tables)
+    text = paths.markdown.read_text()
+    assert "chosen and valued on the same score" in text
+
+
+def test_degenerate_data_skips_a_section_instead_of_failing(tmp_path: Path) -> None:
+    df = pd.DataFrame(
+        {"pairing": ["a", "b"], "task": ["t", "t"], "repeat": [1, 1], "holdout_score": [0.7, 0.8]}
+    )
+    paths = build_report(df, tmp_path, seed=0)
+    assert "Skipped" in paths.html.read_text()
+    assert pd.read_csv(paths.tables["pairings"])["sd"].isna().all()

@@ -1,0 +1,5 @@
+#!/bin/bash
+# Hostile agent: a fork bomb. The pids limit holds it; the hard stop or the wall clock ends the run.
+bomb() { bomb | bomb & }
+bomb
+sleep 3600

@@ -1,0 +1,43 @@
+import numpy as np
+import pytest
+from scipy import stats as sps
+
+from orchestrator.stats import rank_correlation
+
+
+def test_rank_correlation_matches_scipy() -> None:
+    rng = np.random.default_rng(0)
+    usage = rng.uniform(1000, 18000, size=52)
+    score = 0.74 + 1e-6 * usage + rng.normal(0, 0.01, size=52)
+    usage[3] = usage[4]  # a tie
+    out = rank_correlation(np.append(usage, np.nan), np.append(score, 0.7), n_resamples=20_000, seed=1)
+    assert out.n == 52 and out.dropped == 1
+    assert out.rho == pytest.approx(sps.spearmanr(usage, score).statistic, abs=1e-12)
+
+    ru = sps.rankdata(usage)
+
+    def rho(y: np.ndarray, axis: int = -1) -> np.ndarray:  # spearmanr, vectorised over resamples
+        ry = sps.rankdata(y, axis=axis)
+        return np.array([np.corrcoef(ru, row)[0, 1] for row in np.atleast_2d(ry)])
+
+    assert rho(score)[0] == pytest.approx(out.rho)
+    ref = sps.permutation_test(
+        (score,),
+        rho,
+        permutation_type="pairings",
+        n_resamples=20_000,
+        vectorized=True,
+        random_state=np.random.default_rng(2),
+    )
+    assert out.p_value == pytest.approx(ref.pvalue, abs=0.01)
+
+
+def test_rank_correlation_under_null_is_not_significant() -> None:
+    rng = np.random.default_rng(3)
+    out = rank_correlation(rng.random(40), rng.random(40), n_resamples=5000, seed=0)
+    assert out.p_value > 0.05
+
+
+def test_rank_correlation_rejects_constant_input() -> None:
+    with pytest.raises(ValueError, match="constant"):
+        rank_correlation([1, 1, 1], [1, 2, 3], seed=0)

@@ -1,0 +1,33 @@
+import numpy as np
+import pytest
+
+from orchestrator.stats import Exclusion, compliant, verdicts
+
+
+def test_verdicts_parse_text_bools_and_blanks() -> None:
+    out = verdicts(["flagged", "CLEAR", "", None, np.nan, True, False], "x")
+    assert out[:2].tolist() == [1.0, 0.0] and np.isnan(out[2:5]).all() and out[5:].tolist() == [1.0, 0.0]
+    with pytest.raises(ValueError, match="x: verdict"):
+        verdicts(["maybe"], "x")
+
+
+def test_each_exclusion_rule() -> None:
+    labels = ["flagged", "clear", "clear", "", "clear"]
+    frames = ["clear", "flagged", "clear", "clear", ""]
+    assert compliant(labels, frames, "nothing").tolist() == [1, 1, 1, 1, 1]
+    assert np.array_equal(
+        compliant(labels, frames, "eval_labels_in_fit"), [0, 1, 1, np.nan, 1], equal_nan=True
+    )
+    assert np.array_equal(compliant(labels, frames, "frame_statistics"), [1, 0, 1, 1, np.nan], equal_nan=True)
+    assert np.array_equal(
+        compliant(labels, frames, Exclusion.BOTH), [0, 0, 1, np.nan, np.nan], equal_nan=True
+    )
+
+
+def test_flagged_beats_unaudited() -> None:
+    assert compliant(["flagged"], [""], "both").tolist() == [0.0]
+
+
+def test_unknown_exclusion_names_the_choices() -> None:
+    with pytest.raises(ValueError, match="nothing, eval_labels_in_fit, frame_statistics, both"):
+        Exclusion.parse("either")
