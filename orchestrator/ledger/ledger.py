@@ -12,22 +12,19 @@ is unique for all of them.
 from __future__ import annotations
 
 import json
-import math
 import os
-import re
-import secrets
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Self
 
 from orchestrator import paths
 from orchestrator.failures import AmbiguousRunId, InvalidLedgerWrite, LedgerError, RunNotFound
 from orchestrator.ledger import db
+from orchestrator.ledger.fields import HEX_AT, check_finite, check_measurements, dumps_object, new_id
 from orchestrator.ledger.records import (
     EXPERIMENT_STATUSES,
     RUN_SELECT,
@@ -43,56 +40,10 @@ from orchestrator.log import get_logger
 log = get_logger(__name__)
 
 ADHOC = "adhoc"
-_SHA256 = re.compile(r"[0-9a-f]{64}")
-
-#: fields update_measurements accepts: name -> accepted Python types (None always clears)
-_MEASUREMENTS: dict[str, tuple[type, ...]] = {
-    "stop_reason": (str,),
-    "wall_seconds": (int, float),
-    "cpu_seconds_metered": (int, float),
-    "cpu_seconds_container": (int, float),
-    "delivered_sha256": (str,),
-    "commits": (int,),
-    "image": (str,),
-    "resources": (dict,),
-    "node": (str,),
-    "slot": (int,),
-    "container_id": (str,),
-    "agent_exit_code": (int,),
-    "artifact_manifest": (str,),
-    "meta": (dict,),
-}
-#: columns with a single writer elsewhere, named in the error when someone tries to set them directly
-_OWNED = {
-    "status": "advance()",
-    "failure_class": "advance()",
-    "failure_reason": "advance()",
-    "counted": "advance()",
-    "started_at": "advance()",
-    "ended_at": "advance()",
-    "experiments_counted": "add_experiment()",
-    "experiments_refused": "add_experiment()",
-}
 
 
 def default_path() -> Path:
     return paths.sbx_home() / "ledger.sqlite"
-
-
-#: 1-based position of the random hex tail in a run id `r-yyyymmddHHMMSS-abcdef`
-_HEX_AT = len("r-yyyymmddHHMMSS-") + 1
-
-
-def _new_id(prefix: str) -> str:
-    """`<prefix>-<yyyymmddHHMMSS UTC>-<6 hex>`: short, unique, sorts by creation second."""
-    return f"{prefix}-{datetime.now(UTC):%Y%m%d%H%M%S}-{secrets.token_hex(3)}"
-
-
-def _dumps(value: Mapping[str, Any], what: str) -> str:
-    try:
-        return json.dumps(dict(value), sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InvalidLedgerWrite(f"{what} is not a JSON object of finite values: {exc}") from None
 
 
 class Ledger:
@@ -169,11 +120,11 @@ class Ledger:
             raise InvalidLedgerWrite("a study needs a name")
         if name == ADHOC:
             raise InvalidLedgerWrite(f"the study name {ADHOC!r} is reserved for runs outside a study")
-        spec_json = _dumps(spec or {}, "the study spec")
+        spec_json = dumps_object(spec or {}, "the study spec")
         with self._write() as conn:
             if conn.execute("SELECT 1 FROM studies WHERE name = ?", (name,)).fetchone():
                 raise InvalidLedgerWrite(f"a study named {name!r} already exists")
-            study_id = _new_id("s")
+            study_id = new_id("s")
             conn.execute(
                 "INSERT INTO studies (study_id, name, spec_json, created_at) VALUES (?, ?, ?, ?)",
                 (study_id, name, spec_json, time.time()),
@@ -212,9 +163,9 @@ class Ledger:
         pairing = pairing or (f"{agent}/{model}" if model else agent)
         if repeat is not None and (isinstance(repeat, bool) or not isinstance(repeat, int) or repeat < 1):
             raise InvalidLedgerWrite(f"repeat is 1-based, got {repeat!r}")
-        meta_json = _dumps(meta or {}, "meta")
+        meta_json = dumps_object(meta or {}, "meta")
         with self._write() as conn:
-            if study_id is None:
+            if study_id is None or study_id == ADHOC:
                 study_id = ADHOC
                 conn.execute(
                     "INSERT OR IGNORE INTO studies (study_id, name, spec_json, created_at) VALUES (?, ?, '{}', ?)",
@@ -272,9 +223,9 @@ class Ledger:
         return new_id
 
     def _insert_run(self, conn: sqlite3.Connection, **values: Any) -> str:
-        run_id = _new_id("r")
+        run_id = new_id("r")
         while conn.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
-            run_id = _new_id("r")
+            run_id = new_id("r")
         values = {"run_id": run_id, "created_at": time.time(), **values}
         try:
             conn.execute(
@@ -337,27 +288,9 @@ class Ledger:
         return record
 
     def update_measurements(self, run_id: str, **fields: Any) -> None:
-        """Record measurements of a run. Only the names in `_MEASUREMENTS` are accepted; None clears one.
+        """Record measurements of a run. Only the names in `MEASUREMENTS` are accepted; None clears one.
         `resources` replaces the granted resources; `meta` is merged (shallow) into the run's meta."""
-        for name, value in fields.items():
-            if name not in _MEASUREMENTS:
-                if name in _OWNED:
-                    raise InvalidLedgerWrite(f"{name} is not a measurement; it is written by {_OWNED[name]}")
-                raise InvalidLedgerWrite(
-                    f"unknown run field {name!r}; measurements are: {', '.join(sorted(_MEASUREMENTS))}"
-                )
-            types = _MEASUREMENTS[name]
-            if value is not None and (isinstance(value, bool) or not isinstance(value, types)):
-                wanted = " or ".join(t.__name__ for t in types)
-                raise InvalidLedgerWrite(f"{name} must be {wanted} or None, got {type(value).__name__}")
-            if isinstance(value, float) and not math.isfinite(value):
-                raise InvalidLedgerWrite(f"{name} must be finite, got {value}")
-            if (
-                name in ("delivered_sha256", "artifact_manifest")
-                and value is not None
-                and not _SHA256.fullmatch(value)
-            ):
-                raise InvalidLedgerWrite(f"{name} must be a lowercase hex sha256, got {value!r}")
+        check_measurements(fields)
         if not fields:
             return
         with self._write() as conn:
@@ -365,10 +298,10 @@ class Ledger:
             columns: dict[str, Any] = {}
             for name, value in fields.items():
                 if name == "resources":
-                    columns["resources_json"] = _dumps(value or {}, "resources")
+                    columns["resources_json"] = dumps_object(value or {}, "resources")
                 elif name == "meta":
                     merged = json.loads(row["meta_json"]) | dict(value or {})
-                    columns["meta_json"] = _dumps(merged if value is not None else {}, "meta")
+                    columns["meta_json"] = dumps_object(merged if value is not None else {}, "meta")
                 else:
                     columns[name] = value
             sets = ", ".join(f"{k} = ?" for k in columns)
@@ -394,7 +327,7 @@ class Ledger:
                 if exact
                 else conn.execute(
                     f"{RUN_SELECT} WHERE substr(run_id, 1, ?) = ? OR substr(run_id, 1, ?) = ?"
-                    f" OR substr(run_id, {_HEX_AT}, ?) = ? ORDER BY run_id LIMIT 11",
+                    f" OR substr(run_id, {HEX_AT}, ?) = ? ORDER BY run_id LIMIT 11",
                     (len(prefix), prefix, len(prefix) + 2, f"r-{prefix}", len(prefix), prefix),
                 ).fetchall()
             )
@@ -419,7 +352,7 @@ class Ledger:
         sql = (
             RUN_SELECT
             + (f" WHERE {' AND '.join(where)}" if where else "")
-            + " ORDER BY runs.created_at, run_id"
+            + " ORDER BY runs.created_at, runs.rowid"
         )
         with self._read() as conn:
             return [RunRecord.from_row(row) for row in conn.execute(sql, args)]
@@ -451,7 +384,7 @@ class Ledger:
                 run_id,
                 time.time() if at is None else float(at),
                 kind,
-                _dumps(detail, f"the detail of event {kind!r}"),
+                dumps_object(detail, f"the detail of event {kind!r}"),
             ),
         )
         return int(cur.lastrowid or 0)
@@ -497,6 +430,8 @@ class Ledger:
             "started_at": started_at,
             "note": note,
         }
+        for name in ("eval_score", "seconds", "cpu_seconds", "started_at"):
+            check_finite(name, values[name])
         with self._write() as conn:
             self._run_row(conn, run_id)
             if counted and n is None:
