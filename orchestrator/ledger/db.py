@@ -112,11 +112,14 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[i
         conn.execute("PRAGMA defer_foreign_keys = ON")
         for version in pending:
             migration = migrations[version - 1]
-            if isinstance(migration.apply, str):
-                for statement in split_statements(migration.apply):
-                    conn.execute(statement)
-            else:
-                migration.apply(conn)
+            try:
+                if isinstance(migration.apply, str):
+                    for statement in split_statements(migration.apply):
+                        conn.execute(statement)
+                else:
+                    migration.apply(conn)
+            except sqlite3.Error as exc:
+                raise LedgerError(f"ledger migration {version} ({migration.name}) failed: {exc}") from exc
             conn.execute(
                 "INSERT INTO schema_version (version, name, applied_at) VALUES (?, ?, ?)",
                 (version, migration.name, time.time()),

@@ -28,3 +28,13 @@ def drive(ledger: Ledger, run_id: str, state: RunState) -> None:
 def plan(ledger: Ledger, **kwargs: object) -> str:
     values: dict[str, object] = {"task": "flight-delays", "agent": "noop", "budget_name": "smoke"} | kwargs
     return ledger.new_run(**values)  # type: ignore[arg-type]
+
+
+def write_events_in_a_process(path: str, run_id: str, worker: int, count: int, barrier: object) -> None:
+    """A multiprocessing target: open the ledger in this process and write `count` events and experiments."""
+    with Ledger(path) as led:
+        barrier.wait()  # type: ignore[attr-defined]
+        for i in range(count):
+            led.add_event(run_id, "tick", {"worker": worker, "i": i})
+            if i % 10 == 0:
+                led.add_experiment(run_id, status="ok", note=f"{worker}-{i}")
