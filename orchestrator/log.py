@@ -39,7 +39,9 @@ def configure(level: str = "info", json: bool | None = None) -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        # sys.stderr is looked up at each call, not once here: a stream swapped since (pytest's capture,
+        # a redirect) may be closed by now, and writing to it would fail
+        logger_factory=lambda *_: structlog.PrintLogger(sys.stderr),
         cache_logger_on_first_use=False,
     )
     _configured = True
