@@ -132,5 +132,16 @@ class AmbiguousRunId(LedgerError, LookupError):
     """A run id prefix matches more than one run."""
 
 
-class ArtifactNotFound(SbxError, FileNotFoundError):
+# --- the artifact store ---------------------------------------------------------------------------------
+
+
+class ArtifactError(SbxError):
+    """The artifact store refused an object or an id."""
+
+
+class InvalidArtifact(ArtifactError, ValueError):
+    """Not a sha256 id, not a regular file, or a manifest that is not a JSON object of finite values."""
+
+
+class ArtifactNotFound(ArtifactError, FileNotFoundError):
     """The artifact store holds no object with this sha256."""
