@@ -43,14 +43,18 @@ def connect(path: Path, *, busy_timeout_s: float = 30.0) -> sqlite3.Connection:
 
 @contextmanager
 def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception."""
-    conn.execute("BEGIN IMMEDIATE")
+    """BEGIN IMMEDIATE ... COMMIT, rolled back on any exception (a failed COMMIT included)."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except sqlite3.OperationalError as exc:  # still locked by another writer after busy_timeout
+        raise LedgerError(f"could not lock the ledger for writing: {exc}") from exc
     try:
         yield conn
+        conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
-    conn.execute("COMMIT")
 
 
 @contextmanager
@@ -86,7 +90,10 @@ def _only_comments(text: str) -> bool:
 def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[int]:
     """Apply the migrations this database has not seen, in order, in one transaction; return their versions.
 
-    Refuses a database whose recorded migrations differ by name from `migrations`, or that is newer."""
+    Refuses a database whose recorded migrations differ by name from `migrations`, or that is newer.
+    An up-to-date database is only read, so opening one never waits for another process's writes."""
+    if _recorded(conn) == [m.name for m in migrations]:
+        return []
     with write_transaction(conn):
         conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_version ("
@@ -131,6 +138,14 @@ def migrate(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> list[i
                 f"migration left {len(broken)} rows with broken foreign keys, first: {tuple(broken[0])}"
             )
     return pending
+
+
+def _recorded(conn: sqlite3.Connection) -> list[str] | None:
+    """The names of the applied migrations in version order, or None before the first one."""
+    with read_transaction(conn):
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'").fetchone():
+            return None
+        return [row[0] for row in conn.execute("SELECT name FROM schema_version ORDER BY version")]
 
 
 def schema_version(conn: sqlite3.Connection) -> int:

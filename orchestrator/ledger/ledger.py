@@ -30,6 +30,7 @@ from orchestrator.ledger.records import (
     RUN_SELECT,
     EventRecord,
     ExperimentRecord,
+    ExperimentStatus,
     RunRecord,
     StudyRecord,
 )
@@ -288,13 +289,16 @@ class Ledger:
         return record
 
     def update_measurements(self, run_id: str, **fields: Any) -> None:
-        """Record measurements of a run. Only the names in `MEASUREMENTS` are accepted; None clears one.
-        `resources` replaces the granted resources; `meta` is merged (shallow) into the run's meta."""
+        """Record measurements of a run. Only the names in `fields.MEASUREMENTS` are accepted; None clears
+        one. `resources` replaces the granted resources; `meta` is merged (shallow) into the run's meta.
+        Allowed in every state but `audited` (final measurements may land after a run failed)."""
         check_measurements(fields)
         if not fields:
             return
         with self._write() as conn:
             row = self._run_row(conn, run_id)
+            if row["status"] == RunState.AUDITED:
+                raise InvalidLedgerWrite(f"run {run_id} is audited; its row is final")
             columns: dict[str, Any] = {}
             for name, value in fields.items():
                 if name == "resources":
@@ -401,7 +405,7 @@ class Ledger:
         self,
         run_id: str,
         *,
-        status: str,
+        status: ExperimentStatus,
         n: int | None = None,
         commit_sha: str | None = None,
         train_sha256: str | None = None,

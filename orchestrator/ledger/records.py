@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import asdict, dataclass, fields
-from typing import Any
+from typing import Any, Literal, get_args
 
 from orchestrator.ledger.state import FailureClass, RunState
 
-ExperimentStatus = str  # one of EXPERIMENT_STATUSES
-EXPERIMENT_STATUSES = ("ok", "crash", "timeout", "oom", "refused")
+#: crashes, timeouts and OOMs count as experiments; a refusal is recorded but not counted
+ExperimentStatus = Literal["ok", "crash", "timeout", "oom", "refused"]
+EXPERIMENT_STATUSES: tuple[str, ...] = get_args(ExperimentStatus)
 
 
 @dataclass(frozen=True)

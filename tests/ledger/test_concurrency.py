@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -124,3 +125,20 @@ def test_a_ledger_is_not_used_across_fork(ledger: Ledger, monkeypatch: pytest.Mo
     monkeypatch.setattr(ledger, "_pid", -1)  # as if this were the child of a fork
     with pytest.raises(LedgerError, match="across fork"):
         ledger.list_runs()
+
+
+def test_a_writer_that_cannot_get_the_lock_gets_a_ledger_error(tmp_path: Path) -> None:
+    path = tmp_path / "l.sqlite"
+    with Ledger(path) as led:
+        run_id = plan(led)
+    holder = sqlite3.connect(path, isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
+        with Ledger(path, busy_timeout_s=0.2) as led:  # opening an up-to-date ledger only reads
+            with pytest.raises(LedgerError, match="could not lock the ledger"):
+                led.add_event(run_id, "tick")
+            holder.execute("ROLLBACK")
+            led.add_event(run_id, "tick")  # the connection is usable again
+            assert len(led.events(run_id, kind="tick")) == 1
+    finally:
+        holder.close()

@@ -454,3 +454,14 @@ def test_records_survive_reopening(tmp_path: Path) -> None:
         before = led.run_record_json(run_id)
     with Ledger(tmp_path / "l.sqlite") as led:
         assert led.run_record_json(run_id) == before
+
+
+def test_an_audited_run_is_final_but_a_failed_one_still_takes_late_measurements(ledger: Ledger) -> None:
+    done = plan(ledger)
+    drive(ledger, done, S.AUDITED)
+    with pytest.raises(InvalidLedgerWrite, match="final"):
+        ledger.update_measurements(done, cpu_seconds_metered=1.0)
+    failed = plan(ledger)
+    drive(ledger, failed, S.FAILED)
+    ledger.update_measurements(failed, cpu_seconds_container=12.0)  # the last meter reading, after the kill
+    assert ledger.get_run(failed).cpu_seconds_container == 12.0
