@@ -7,6 +7,13 @@ write; each process opens its own Ledger (a Ledger does not survive a fork).
 Runs started outside a study (`sbx run`) belong to the implicit study `adhoc` (study_id and name both
 "adhoc"), created on first use, so every run has a study and (study, task, pairing, repeat, attempt)
 is unique for all of them.
+
+What the columns mean to readers (stats, report, export):
+- `counted` is true unless the attempt failed as `infra` or was cancelled; an analysis takes the counted
+  rows in a final state (audited, or failed as agent/unscorable).
+- a measurement that is None was not measured (never 0 by default); `experiments_counted` and
+  `experiments_refused` are kept by `add_experiment` and always agree with the experiments table.
+- every state change is also an event of kind `transition` ({from, to, failure_class?, reason?}).
 """
 
 from __future__ import annotations
