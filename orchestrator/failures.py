@@ -104,6 +104,44 @@ class ScorerError(SbxError):
 class IllegalTransition(SbxError, RuntimeError):
     """A run was asked to move to a state its current state cannot reach."""
 
-    def __init__(self, current: str, target: str) -> None:
-        super().__init__(f"illegal run transition {current} -> {target}")
-        self.current, self.target = current, target
+    def __init__(self, current: str, target: str, why: str = "") -> None:
+        message = f"illegal run transition {current} -> {target}"
+        super().__init__(f"{message}: {why}" if why else message)
+        self.current, self.target, self.why = current, target, why
+
+
+# --- the ledger ----------------------------------------------------------------------------------------
+
+
+class LedgerError(SbxError):
+    """The ledger cannot be opened, or refused a read or write."""
+
+
+class InvalidLedgerWrite(LedgerError, ValueError):
+    """A write names an unknown field, has a value of the wrong type, or conflicts with what is recorded."""
+
+
+class RunNotFound(LedgerError, KeyError):
+    """No run has this id (or id prefix)."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0]) if self.args else "no such run"
+
+
+class AmbiguousRunId(LedgerError, LookupError):
+    """A run id prefix matches more than one run."""
+
+
+# --- the artifact store ---------------------------------------------------------------------------------
+
+
+class ArtifactError(SbxError):
+    """The artifact store refused an object or an id."""
+
+
+class InvalidArtifact(ArtifactError, ValueError):
+    """Not a sha256 id, not a regular file, or a manifest that is not a JSON object of finite values."""
+
+
+class ArtifactNotFound(ArtifactError, FileNotFoundError):
+    """The artifact store holds no object with this sha256."""

@@ -17,6 +17,7 @@ _GROUPS = (
     "orchestrator.cli.images",
     "orchestrator.cli.smoke",
     "orchestrator.cli.report",
+    "orchestrator.cli.show",
 )
 
 

@@ -1,0 +1,105 @@
+"""`sbx show`: the record of one run, by full id or unique prefix, for people and as one JSON object."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ledger_helpers import drive, plan
+
+from orchestrator.cli import main
+from orchestrator.ledger import Ledger, RunState
+
+
+def _two_runs(path: Path) -> tuple[str, str]:
+    with Ledger(path) as led:
+        a, b = plan(led, agent="noop"), plan(led, agent="hpo")
+        drive(led, a, RunState.RUNNING)
+        led.add_event(a, "gate.refused", {"pid": 9})
+        led.add_experiment(a, status="ok", eval_score=0.7, commit_sha="0123456789abcdef")
+        led.add_experiment(a, status="refused")
+        led.advance(a, RunState.FAILED, failure_class="agent", reason="exit 1")
+    return a, b
+
+
+def test_show_json_prints_exactly_one_object(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, _ = _two_runs(tmp_path / "l.sqlite")
+    assert main(["show", a, "--json", "--ledger", str(tmp_path / "l.sqlite")]) == 0
+    out = capsys.readouterr().out
+    record = json.loads(out)  # fails on anything but one JSON document
+    assert isinstance(record, dict) and record["run_id"] == a
+    assert record["status"] == "failed" and record["failure_class"] == "agent"
+    assert [e["kind"] for e in record["events"]].count("gate.refused") == 1
+    assert [x["status"] for x in record["experiments"]] == ["ok", "refused"]
+
+
+def test_show_finds_a_run_by_a_unique_prefix(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = _two_runs(tmp_path / "l.sqlite")
+    tail = a.rsplit("-", 1)[1]
+    assert main(["show", tail, "--json", "--ledger", str(tmp_path / "l.sqlite")]) == 0
+    assert json.loads(capsys.readouterr().out)["run_id"] == a
+    assert main(["show", b[:-1], "--json", "--ledger", str(tmp_path / "l.sqlite")]) == 0
+    assert json.loads(capsys.readouterr().out)["run_id"] == b
+
+
+def test_show_prints_a_readable_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    a, _ = _two_runs(tmp_path / "l.sqlite")
+    assert main(["show", a, "--ledger", str(tmp_path / "l.sqlite")]) == 0
+    out = capsys.readouterr().out
+    assert a in out
+    assert "failed  agent: exit 1" in out
+    assert "running -> failed  agent  exit 1" in out
+    assert "gate.refused" in out and '{"pid": 9}' in out
+    assert "experiments (2)" in out and "0.7000" in out and "0123456789ab" in out
+
+
+@pytest.mark.parametrize(
+    ("run", "message"),
+    [("r-nope", "sbx: error: no run 'r-nope'"), ("r-", "sbx: error: run id prefix 'r-' matches 2 runs")],
+)
+def test_show_of_an_unknown_or_ambiguous_run_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], run: str, message: str
+) -> None:
+    _two_runs(tmp_path / "l.sqlite")
+    assert main(["show", run, "--ledger", str(tmp_path / "l.sqlite")]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.splitlines()[-1].startswith(message) and captured.out == ""
+
+
+def test_show_without_a_ledger_does_not_create_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["show", "r-x", "--ledger", str(tmp_path / "missing.sqlite")]) == 2
+    assert "no ledger at" in capsys.readouterr().err
+    assert not (tmp_path / "missing.sqlite").exists()
+
+
+def test_show_uses_the_ledger_under_sbx_home_by_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SBX_HOME", str(tmp_path))
+    a, _ = _two_runs(tmp_path / "ledger.sqlite")
+    assert main(["show", a, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["run_id"] == a
+
+
+def test_the_sbx_command_keeps_logs_off_stdout(tmp_path: Path) -> None:
+    a, _ = _two_runs(tmp_path / "l.sqlite")
+    env = {**os.environ, "SBX_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "orchestrator", "--log-level", "debug", "show", a[:-1], "--json",
+         "--ledger", str(tmp_path / "l.sqlite")],
+        capture_output=True, text=True, env=env, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["run_id"] == a
+
+
+def test_show_is_listed_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "show" in capsys.readouterr().out
