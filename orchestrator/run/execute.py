@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -19,8 +20,9 @@ from typing import Any
 import docker
 import docker.errors
 
-from orchestrator import artifacts
+from orchestrator import paths
 from orchestrator.agents import AgentSpec
+from orchestrator.artifacts import ArtifactStore
 from orchestrator.failures import ConfigError, InfraError, SbxError
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.log import get_logger
@@ -133,10 +135,10 @@ def execute_run(client: docker.DockerClient, ledger: Ledger, req: RunRequest, ru
     """Run one attempt to its end; returns the run id. Infra faults end the attempt as `failed/infra`."""
     if run_id is None:
         run_id = ledger.new_run(
-            study_id=req.study_id, pairing=req.pairing or f"{req.agent.name}", agent=req.agent.name, model=req.model,
-            task=req.task.name, budget_name=req.budget.name, repeat=req.repeat, attempt=req.attempt,
+            study_id=req.study_id, pairing=req.pairing or req.agent.name, agent=req.agent.name, model=req.model,
+            task=req.task.name, budget_name=req.budget.name, repeat=req.repeat, meta=req.meta,
         )
-    ledger.update_measurements(run_id, node=req.node, slot=req.slot)
+    ledger.update_measurements(run_id, node=req.node or socket.gethostname(), slot=req.slot)
     try:
         _Run(client, ledger, req, run_id).execute()
     except SbxError as exc:
@@ -157,7 +159,9 @@ class _Run:
     def __init__(self, client: docker.DockerClient, ledger: Ledger, req: RunRequest, run_id: str) -> None:
         self.client, self.ledger, self.req, self.run_id = client, ledger, req, run_id
         self.budget: Budget = req.budget
-        self.run_dir = artifacts.run_dir(run_id)
+        self.store = ArtifactStore()
+        self.run_dir = paths.sbx_home() / "runs" / run_id
+        self.run_dir.mkdir(parents=True, exist_ok=True)
         self.sock_dir = Path(tempfile.mkdtemp(prefix=f"sbx-{run_id[-8:]}-", dir="/tmp"))
         os.chmod(self.sock_dir, 0o755)
 
@@ -165,9 +169,9 @@ class _Run:
         self.ledger.add_event(self.run_id, kind, detail)
 
     def record_experiment(self, rec: ExperimentRecord, train_bytes: bytes | None) -> None:
-        sha = artifacts.put_bytes(train_bytes) if train_bytes is not None else None
+        sha = self.store.put_bytes(train_bytes) if train_bytes is not None else None
         self.ledger.add_experiment(
-            self.run_id, n=rec.n, status=rec.status, counted=rec.counted, commit_sha=rec.commit_sha,
+            self.run_id, n=rec.n, status=rec.status, commit_sha=rec.commit_sha,
             train_sha256=sha, eval_score=rec.eval_score, seconds=rec.seconds, cpu_seconds=rec.cpu_seconds,
             started_at=rec.started_at, note=rec.note or rec.reason,
         )
@@ -224,7 +228,6 @@ class _Run:
             self.ledger.update_measurements(
                 self.run_id, ended_at=time.time(), wall_seconds=round(wall, 3),
                 cpu_seconds_metered=round(py_s, 3), cpu_seconds_container=round(total_s, 3),
-                experiments_counted=service.counted, experiments_refused=service.refused,
                 stop_reason=stop.reason.value, agent_exit_code=exit_code,
                 meta={**req.meta, "start_commit": start_commit, "cpuset": cpuset,
                       "overshoot_at_kill_s": meter.state.overshoot_at_kill,
@@ -273,27 +276,28 @@ class _Run:
                 return stop, None
 
     def _deliver(self, sandbox: DockerSandbox, stop: Stop) -> None:
-        dest = self.run_dir / "workspace"
-        try:
-            result = copy_out_workspace(self.client, sandbox.volume_name, dest, image=self.req.image, limits=CopyLimits())
-        except InfraError:
-            raise
-        versions = {}
-        for commit, path in result.train_version_paths.items():
-            versions[commit] = artifacts.put_file(path)
+        result = copy_out_workspace(self.client, sandbox.volume_name, self.run_dir / "delivered",
+                                    image=self.req.image, limits=CopyLimits(),
+                                    labels={"sbx.run": self.run_id, "sbx.study": self.req.study_id or ""})
+        versions = {commit: self.store.put_file(result.train_path(sha)) for commit, sha in result.train_versions.items()
+                    if result.train_path(sha).is_file()}
+        agent_log = self.run_dir / "agent.log"
         manifest = {
-            "run_id": self.run_id, "files": result.files_kept, "skipped": result.skipped, "bytes": result.bytes_kept,
-            "truncated": result.truncated, "head": result.head_commit, "train_versions": versions,
+            "run_id": self.run_id,
+            "copy_out": {k: v for k, v in result.to_json().items() if k not in ("dest_dir", "workspace_dir", "train_dir", "bundle_path")},
+            "train_versions": versions,
             "delivered_train_sha256": result.delivered_sha256,
-            "bundle_sha256": artifacts.put_file(result.bundle_path) if result.bundle_path else None,
-            "agent_log_sha256": artifacts.put_file(self.run_dir / "agent.log") if (self.run_dir / "agent.log").exists() else None,
+            "worktree_train_sha256": result.worktree_train_sha256,
+            "bundle_sha256": self.store.put_file(result.bundle_path) if result.bundle_path else None,
+            "agent_log_sha256": self.store.put_file(agent_log) if agent_log.exists() else None,
         }
         self.ledger.update_measurements(
             self.run_id, delivered_sha256=result.delivered_sha256, commits=result.commits,
-            artifact_manifest=artifacts.put_manifest(manifest),
+            artifact_manifest=self.store.put_manifest(manifest),
         )
-        for reason in result.skipped_summary():
-            self.event("copyout_skipped", reason)
+        if result.skipped_counts:
+            self.event("copyout_skipped", {"counts": dict(result.skipped_counts), "truncated": result.truncated,
+                                           "first": [s.path for s in result.skipped[:20]]})
         failure = OUTCOME[stop.reason]
         if failure is None and result.delivered_sha256 is None:
             failure, stop = "agent", Stop(stop.reason, "no committed train.py was delivered")
