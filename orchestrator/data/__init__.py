@@ -32,8 +32,8 @@ from orchestrator.paths import data_root
 
 __all__ = [
     "AGENT_FILES",
-    "DATA_FILES",
     "DATASETS",
+    "DATA_FILES",
     "DEFAULT_SEED",
     "FEATURES",
     "LABEL",

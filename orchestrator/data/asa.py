@@ -24,7 +24,16 @@ YEARS: Final = (2005, 2006, 2007)
 #: the reference study's sizes
 DEFAULT_SIZES: Final = SliceSizes(train=100_000, eval=100_000, holdout=1_000_000, later=1_000_000)
 
-_NUMERIC: Final = ("Year", "Month", "DayofMonth", "DayOfWeek", "DepTime", "CRSDepTime", "Distance", "DepDelay")
+_NUMERIC: Final = (
+    "Year",
+    "Month",
+    "DayofMonth",
+    "DayOfWeek",
+    "DepTime",
+    "CRSDepTime",
+    "Distance",
+    "DepDelay",
+)
 _TEXT: Final = ("UniqueCarrier", "Origin", "Dest")
 #: columns read from each file (the others in the original layout are ignored)
 REQUIRED: Final = (*_NUMERIC, *_TEXT)
@@ -36,7 +45,9 @@ def year_file(directory: Path, year: int) -> Path:
     for name in (f"{year}.csv", f"{year}.csv.bz2"):
         if (directory / name).is_file():
             return directory / name
-    raise DataError(f"missing year file: neither {directory / f'{year}.csv'} nor {directory / f'{year}.csv.bz2'} exists")
+    raise DataError(
+        f"missing year file: neither {directory / f'{year}.csv'} nor {directory / f'{year}.csv.bz2'} exists"
+    )
 
 
 def _read(path: Path, **kwargs: object) -> pd.DataFrame:

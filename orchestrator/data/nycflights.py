@@ -31,7 +31,9 @@ PERIODS: Final = (
     Period("2013-10..2013-12", f"{PACKAGE} flights of Oct-Dec 2013"),
 )
 #: period name -> months of 2013 it covers
-MONTHS: Final[dict[str, range]] = dict(zip((p.name for p in PERIODS), (range(1, 7), range(7, 10), range(10, 13))))
+MONTHS: Final[dict[str, range]] = dict(
+    zip((p.name for p in PERIODS), (range(1, 7), range(7, 10), range(10, 13)))
+)
 #: small enough for a 2-core machine; Jul-Sep holds 19,139 delayed flights, enough for eval + holdout
 DEFAULT_SIZES: Final = SliceSizes(train=20_000, eval=10_000, holdout=20_000, later=20_000)
 

@@ -19,8 +19,8 @@ import pandas as pd
 
 from orchestrator.data.columns import FEATURES, LABEL, POSITIVE, DepTime
 from orchestrator.data.manifest import (
-    MANIFEST,
     DATASETS,
+    MANIFEST,
     FileEntry,
     Manifest,
     PrepareOptions,
@@ -58,9 +58,7 @@ class PrepareResult:
     replaced: bool = False
 
 
-def make_options(
-    source: Source, *, dep_time: DepTime, seed: int, sizes: SliceSizes | None
-) -> PrepareOptions:
+def make_options(source: Source, *, dep_time: DepTime, seed: int, sizes: SliceSizes | None) -> PrepareOptions:
     sizes = sizes or source.default_sizes
     check_sizes(sizes)
     periods = {name: source.periods[SLICE_PERIOD[name]].name for name in SLICES}
@@ -75,7 +73,9 @@ def draw_slices(source: Source, options: PrepareOptions) -> Iterator[tuple[Slice
     for index, period in enumerate(source.periods):
         wanted = [(name, options.sizes.of(name)) for name in slices_of_period(index)]
         pool = source.load(period, options.dep_time)
-        log.info("data.load", period=period.name, rows=len(pool), positives=int((pool[LABEL] == POSITIVE).sum()))
+        log.info(
+            "data.load", period=period.name, rows=len(pool), positives=int((pool[LABEL] == POSITIVE).sum())
+        )
         yield from draw_balanced(
             pool,
             wanted,
@@ -101,7 +101,9 @@ def prepare(
     `force`. Refuses to replace a non-empty directory that has no manifest (it is not ours).
     """
     options = make_options(source, dep_time=dep_time, seed=seed, sizes=sizes)
-    with timed(log, "data.prepare", source=source.name, out=str(out), dep_time=dep_time.value, seed=seed) as extra:
+    with timed(
+        log, "data.prepare", source=source.name, out=str(out), dep_time=dep_time.value, seed=seed
+    ) as extra:
         recipe = Manifest(source=source.name, inputs=source.inputs(), options=options, files={})
         existing = _existing(out)
         if existing is not None and existing.same_recipe(recipe) and not force:
@@ -129,7 +131,9 @@ def _existing(out: Path) -> Manifest | None:
         raise DataError(f"{out}: exists and is not a directory")
     if not (out / MANIFEST).is_file():
         if any(out.iterdir()):
-            raise DataError(f"{out}: not empty and has no {MANIFEST}; refusing to replace a directory sbx did not write")
+            raise DataError(
+                f"{out}: not empty and has no {MANIFEST}; refusing to replace a directory sbx did not write"
+            )
         return None
     try:
         return load_manifest(out)

@@ -57,7 +57,9 @@ def open_source(name: str, directory: Path | None = None) -> Source:
         from orchestrator.data.asa import AsaExpo
 
         if directory is None:
-            raise DataError("source 'asa' needs --dir: the folder holding 2005.csv, 2006.csv, 2007.csv (or .csv.bz2)")
+            raise DataError(
+                "source 'asa' needs --dir: the folder holding 2005.csv, 2006.csv, 2007.csv (or .csv.bz2)"
+            )
         return AsaExpo(directory)
     raise DataError(f"unknown data source {name!r}; choose one of {', '.join(SOURCES)}")
 

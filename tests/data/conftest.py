@@ -15,11 +15,37 @@ import numpy as np
 import pandas as pd
 import pytest
 
-ASA_COLUMNS = (
-    "Year,Month,DayofMonth,DayOfWeek,DepTime,CRSDepTime,ArrTime,CRSArrTime,UniqueCarrier,FlightNum,TailNum,"
-    "ActualElapsedTime,CRSElapsedTime,AirTime,ArrDelay,DepDelay,Origin,Dest,Distance,TaxiIn,TaxiOut,Cancelled,"
-    "CancellationCode,Diverted,CarrierDelay,WeatherDelay,NASDelay,SecurityDelay,LateAircraftDelay"
-).split(",")
+ASA_COLUMNS = [
+    "Year",
+    "Month",
+    "DayofMonth",
+    "DayOfWeek",
+    "DepTime",
+    "CRSDepTime",
+    "ArrTime",
+    "CRSArrTime",
+    "UniqueCarrier",
+    "FlightNum",
+    "TailNum",
+    "ActualElapsedTime",
+    "CRSElapsedTime",
+    "AirTime",
+    "ArrDelay",
+    "DepDelay",
+    "Origin",
+    "Dest",
+    "Distance",
+    "TaxiIn",
+    "TaxiOut",
+    "Cancelled",
+    "CancellationCode",
+    "Diverted",
+    "CarrierDelay",
+    "WeatherDelay",
+    "NASDelay",
+    "SecurityDelay",
+    "LateAircraftDelay",
+]
 
 WriteYear = Callable[..., Path]
 
@@ -57,8 +83,14 @@ def asa_year_frame(year: int, rows: int, seed: int = 0) -> pd.DataFrame:
 def write_year() -> WriteYear:
     """Write one year file: `write_year(dir, year, rows, compress=False, frame=None)`; NA written as "NA"."""
 
-    def write(directory: Path, year: int, rows: int = 400, *, compress: bool = False,
-              frame: pd.DataFrame | None = None) -> Path:
+    def write(
+        directory: Path,
+        year: int,
+        rows: int = 400,
+        *,
+        compress: bool = False,
+        frame: pd.DataFrame | None = None,
+    ) -> Path:
         frame = asa_year_frame(year, rows) if frame is None else frame
         text = frame.to_csv(index=False, na_rep="NA", lineterminator="\n")
         if compress:

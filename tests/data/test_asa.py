@@ -7,6 +7,7 @@ import pytest
 from orchestrator.data import DepTime, SliceSizes, draw_slices, make_options, open_source, prepare
 from orchestrator.data.asa import DEFAULT_SIZES, AsaExpo, read_year
 from orchestrator.data.columns import LABEL, ROW_ID
+from orchestrator.data.slicing import SliceName
 from orchestrator.failures import DataError
 
 from .conftest import WriteYear, asa_year_frame
@@ -25,7 +26,7 @@ def test_reference_sizes_are_the_default() -> None:
 
 def test_slices_come_from_their_year_with_exact_size_and_balance(asa_dir: Path) -> None:
     out = slices(asa_dir)
-    years = {"train": "Y5", "eval": "Y6", "holdout": "Y6", "later": "Y7"}
+    years: dict[SliceName, str] = {"train": "Y5", "eval": "Y6", "holdout": "Y6", "later": "Y7"}
     for name, carrier in years.items():
         frame = out[name]
         assert len(frame) == SMALL.of(name)
@@ -101,7 +102,9 @@ def test_header_only_file(asa_dir: Path, tmp_path: Path, write_year: WriteYear) 
 @pytest.mark.parametrize("damage", ["garbage", "truncated"])
 def test_corrupt_bz2(asa_dir: Path, tmp_path: Path, damage: str) -> None:
     path = asa_dir / "2006.csv.bz2"
-    data = b"this is not bz2 at all\n" if damage == "garbage" else path.read_bytes()[: path.stat().st_size // 2]
+    data = (
+        b"this is not bz2 at all\n" if damage == "garbage" else path.read_bytes()[: path.stat().st_size // 2]
+    )
     path.write_bytes(data)
     with pytest.raises(DataError, match=r"2006\.csv\.bz2: unreadable or corrupt bz2 compression"):
         prepare_asa(asa_dir, tmp_path / "out")

@@ -1,6 +1,14 @@
 import pandas as pd
 
-from orchestrator.data.columns import FEATURES, LABEL, ROW_ID, DepTime, calendar_code, label_from_delay, task_frame
+from orchestrator.data.columns import (
+    FEATURES,
+    LABEL,
+    ROW_ID,
+    DepTime,
+    calendar_code,
+    label_from_delay,
+    task_frame,
+)
 
 
 def test_label_rule_is_at_least_15_minutes() -> None:
@@ -16,9 +24,16 @@ def test_calendar_codes_look_like_the_reference_files() -> None:
 def test_task_frame_has_fixed_columns_and_types() -> None:
     one = pd.Series([1])
     frame = task_frame(
-        month=one, day_of_month=one, day_of_week=one, dep_time=pd.Series([905.0]),
-        carrier=pd.Series(["AA"]), origin=pd.Series(["JFK"]), dest=pd.Series(["LAX"]),
-        distance=pd.Series([2475.0]), delay_min=pd.Series([15.0]), row_id=pd.Series([7]),
+        month=one,
+        day_of_month=one,
+        day_of_week=one,
+        dep_time=pd.Series([905.0]),
+        carrier=pd.Series(["AA"]),
+        origin=pd.Series(["JFK"]),
+        dest=pd.Series(["LAX"]),
+        distance=pd.Series([2475.0]),
+        delay_min=pd.Series([15.0]),
+        row_id=pd.Series([7]),
     )
     assert list(frame.columns) == [*FEATURES, LABEL, ROW_ID]
     assert frame.loc[0, "DepTime"] == 905 and frame["DepTime"].dtype == "int64"

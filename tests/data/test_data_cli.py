@@ -42,6 +42,7 @@ def sbx() -> Sbx:
 
     return run
 
+
 SMALL = ["--train-rows", "200", "--eval-rows", "100", "--holdout-rows", "200", "--later-rows", "200"]
 
 
@@ -101,8 +102,22 @@ def test_bad_input_is_exit_2_with_a_message(tmp_path: Path, sbx: Sbx, args: list
 
 def test_asa_through_the_cli(asa_dir: Path, tmp_path: Path, sbx: Sbx) -> None:
     out = tmp_path / "out"
-    args = ["--source", "asa", "--dir", str(asa_dir), "--out", str(out),
-            "--train-rows", "100", "--eval-rows", "50", "--holdout-rows", "100", "--later-rows", "100"]
+    args = [
+        "--source",
+        "asa",
+        "--dir",
+        str(asa_dir),
+        "--out",
+        str(out),
+        "--train-rows",
+        "100",
+        "--eval-rows",
+        "50",
+        "--holdout-rows",
+        "100",
+        "--later-rows",
+        "100",
+    ]
     assert sbx("data", "prepare", *args).code == 0
     manifest = load_manifest(out)
     assert manifest.source == "asa"

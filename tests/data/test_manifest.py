@@ -34,7 +34,9 @@ def test_verify_accepts_untouched_files(prepared_nyc: Path) -> None:
 def test_verify_names_a_changed_file(copy: Path) -> None:
     with (copy / "holdout.labels.csv").open("a") as fh:
         fh.write("Y\n")
-    with pytest.raises(DataError, match=r"holdout\.labels\.csv: sha256 [0-9a-f]{64} does not match the manifest"):
+    with pytest.raises(
+        DataError, match=r"holdout\.labels\.csv: sha256 [0-9a-f]{64} does not match the manifest"
+    ):
         verify(copy)
 
 

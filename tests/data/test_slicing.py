@@ -43,8 +43,15 @@ def test_shortfall_names_slice_period_and_counts() -> None:
     with pytest.raises(DataError) as exc:
         draw(pool(120, 900), [("eval", 100), ("holdout", 200)])
     message = str(exc.value)
-    for part in ("'holdout'", "200 rows", "period P", "120 Y", "900 N", "50 Y + 50 N already went to 'eval'",
-                 "at most 140"):
+    for part in (
+        "'holdout'",
+        "200 rows",
+        "period P",
+        "120 Y",
+        "900 N",
+        "50 Y + 50 N already went to 'eval'",
+        "at most 140",
+    ):
         assert part in message
 
 
