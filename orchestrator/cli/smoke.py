@@ -25,7 +25,7 @@ def _smoke(args: argparse.Namespace) -> int:
     image = resolve_image(client, "sandbox")
     result = run_starting_code(client, image.tags[0], task, budget, data_dir=args.data_dir)
     print(f"image      {result.image} ({image.id[:19]})")
-    print(f"user       uid {result.whoami}, network none")
+    print(f"user       uid {result.whoami}, network interfaces: {', '.join(result.interfaces)}")
     print(f"train.py   exit {result.train_exit_code}, {result.seconds:.1f}s in the container")
     print(f"Eval AUC   {result.eval_auc if result.eval_auc is not None else 'not printed'}")
     print(f"validate   {result.validate_output.strip().splitlines()[-1] if result.validate_output.strip() else '(no output)'}")

@@ -30,6 +30,7 @@ class SmokeResult:
     validate_exit_code: int
     validate_output: str
     whoami: str
+    interfaces: list[str]
     seconds: float
 
 
@@ -53,6 +54,7 @@ def run_starting_code(
             train = container.exec_run(["python", "train.py"], workdir=WORKSPACE, user="agent")
         validate = container.exec_run(["./validate"], workdir=WORKSPACE, user="agent")
         whoami = container.exec_run(["id", "-u"], user="agent").output.decode().strip()
+        interfaces = sorted(container.exec_run(["ls", "/sys/class/net"], user="agent").output.decode().split())
     finally:
         container.remove(force=True)
     out = train.output.decode(errors="replace")
@@ -60,6 +62,6 @@ def run_starting_code(
     return SmokeResult(
         image=image, eval_auc=float(m.group(1)) if m else None, train_exit_code=train.exit_code,
         train_output=out, validate_exit_code=validate.exit_code,
-        validate_output=validate.output.decode(errors="replace"), whoami=whoami,
+        validate_output=validate.output.decode(errors="replace"), whoami=whoami, interfaces=interfaces,
         seconds=time.monotonic() - start,
     )
