@@ -144,18 +144,13 @@ def walk_workspace(cfg, out, summary, deadline):
         rel_dir = queue.popleft()
         dir_path = os.path.join(root, rel_dir) if rel_dir else root
         try:
-            fd = os.open(dir_path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-            try:
-                names = sorted(os.listdir(fd))
-            finally:
-                os.close(fd)
+            names = list_dir(dir_path, examined_cap - examined + 1)
         except OSError as exc:
             summary.skip(rel_dir or ".", "unreadable", exc.strerror or str(exc))
             continue
         if not rel_dir:
-            names = [n for n in names if n != ".git"]
-            if cfg["train_file"] in names:
-                names.remove(cfg["train_file"])
+            names = [n for n in names if n not in (".git", cfg["train_file"])]
+            if lstat_kind(os.path.join(root, cfg["train_file"])) is not None:
                 names.insert(0, cfg["train_file"])
         for name in names:
             rel = f"{rel_dir}/{name}" if rel_dir else name
@@ -206,6 +201,22 @@ def walk_workspace(cfg, out, summary, deadline):
                     except OSError:
                         pass
                 summary.skip(rel, "symlink" if kind == "symlink" else "special", detail)
+
+
+def list_dir(path, at_most):
+    """Sorted names of a directory (never through a link), reading no more than `at_most` of them, so a
+    folder of millions of entries costs no more than the entry cap."""
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        names = []
+        with os.scandir(fd) as it:
+            for entry in it:
+                if len(names) >= at_most:
+                    break
+                names.append(entry.name)
+    finally:
+        os.close(fd)
+    return sorted(names)
 
 
 def read_file(path, st):
@@ -334,6 +345,26 @@ class Git:
         return proc
 
 
+    def lines(self, *args, limit):
+        """Up to `limit` stdout lines of a git command, read as they come; (lines, ok, cut short)."""
+        proc = subprocess.Popen(
+            ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", *args],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env, cwd=self.cwd)
+        out, cut = [], False
+        try:
+            for raw in proc.stdout:
+                if len(out) >= limit or time.monotonic() > self.deadline:
+                    cut = True
+                    break
+                out.append(raw.decode("ascii", "replace").rstrip("\n"))
+        finally:
+            if cut:
+                proc.kill()
+            proc.stdout.close()
+            code = proc.wait()
+        return out, cut or code == 0, cut
+
+
 class GitFailed(Exception):
     pass
 
@@ -392,29 +423,25 @@ def recover_git(cfg, out, summary, deadline):
     git = Git(ours, cfg["tmp"], deadline)
     max_commits, budget = cfg["max_commits"], cfg["max_git_bytes"]
 
-    # every commit object in the store (loose, packed, reachable or not)
-    commits = []
-    listing = git.run("cat-file", "--batch-all-objects", "--unordered",
-                      "--batch-check=%(objectname) %(objecttype)", check=False)
-    if listing.returncode != 0:
-        summary.problem("listing objects failed: " + listing.stderr.decode("utf-8", "replace")[:300])
-    for line in listing.stdout.decode("ascii", "replace").splitlines():
-        sha, _, kind = line.partition(" ")
-        if kind == "commit" and HEX40.match(sha):
-            if len(commits) >= max_commits:
-                summary.problem(f"more than {max_commits} commits; the rest were ignored")
-                summary.git["truncated"] = True
-                break
-            commits.append(sha)
-    commits.sort()
+    # every commit object in the store (loose, packed, reachable or not); streamed, the listing capped
+    listing, ok, cut = git.lines("cat-file", "--batch-all-objects", "--unordered",
+                                 "--batch-check=%(objecttype) %(objectname)", limit=cfg["max_objects"])
+    if not ok:
+        summary.problem("listing the objects failed")
+    commits = sorted({ln[7:] for ln in listing if ln.startswith("commit ") and HEX40.match(ln[7:])})
+    if cut or len(commits) > max_commits:
+        summary.problem(f"more than {cfg['max_objects']} objects or {max_commits} commits; the rest were ignored")
+        summary.git["truncated"] = True
+        commits = commits[:max_commits]
+    listing = None
 
-    reachable = set()
-    if refs or summary.git["head_ref"] is None:
-        proc = git.run("rev-list", "--all", check=False)
-        if proc.returncode == 0:
-            reachable = {ln for ln in proc.stdout.decode("ascii", "replace").split() if HEX40.match(ln)}
-        else:
-            summary.problem("rev-list failed: " + proc.stderr.decode("utf-8", "replace")[:300])
+    revs, ok, cut = git.lines("rev-list", "--all", limit=max_commits)
+    if not ok:
+        summary.problem("rev-list failed (a missing or corrupt object?)")
+    if cut:
+        summary.problem(f"more than {max_commits} reachable commits; the rest were ignored")
+        summary.git["truncated"] = True
+    reachable = {ln for ln in revs if HEX40.match(ln)}
     unreachable = [c for c in commits if c not in reachable]
     summary.git["commits"] = len(reachable)
     summary.git["unreachable_commits"] = len(unreachable)

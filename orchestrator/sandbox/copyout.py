@@ -62,9 +62,16 @@ class CopyLimits:
             raise ValueError("CopyLimits.timeout_s must be positive")
 
     @property
+    def max_objects(self) -> int:
+        """Lines of the git object listing read at most (commits are found among them)."""
+        return 200 * self.max_commits
+
+    @property
     def out_tmpfs_bytes(self) -> int:
-        """The copier's /out: file data, PAX headers and padding (up to ~3 KiB an entry), the summary."""
-        return self.max_total_bytes + self.max_git_bytes + self.max_entries * 3072 + 32 * MiB
+        """The copier's /out: file data; per entry up to 6 KiB of headers and padding (a 4,096-byte name
+        needs a PAX header of 9 blocks); per train.py version 2 KiB; 32 MiB for the summary and slack."""
+        return (self.max_total_bytes + self.max_git_bytes + self.max_entries * 6144 + self.max_commits * 2048
+                + 32 * MiB)
 
     @property
     def tmp_tmpfs_bytes(self) -> int:
@@ -176,7 +183,8 @@ def _copier_config(limits: CopyLimits) -> dict[str, Any]:
         "workspace": "/workspace", "out": "/out/copy.tar", "tmp": "/tmp", "train_file": "train.py",
         "max_entries": limits.max_entries, "max_file_bytes": limits.max_file_bytes,
         "max_total_bytes": limits.max_total_bytes, "max_git_bytes": limits.max_git_bytes,
-        "max_commits": limits.max_commits, "max_listed": limits.max_listed_skips,
+        "max_commits": limits.max_commits, "max_objects": limits.max_objects,
+        "max_listed": limits.max_listed_skips,
         "work_s": limits.timeout_s * 0.7, "hold_s": limits.timeout_s,
     }
 

@@ -29,7 +29,7 @@ def git(repo: Path, *args: str) -> str:
 def run_copier(ws: Path, tmp: Path, **limits: int) -> tuple[dict, Path]:
     cfg = {"workspace": str(ws), "out": str(tmp / "copy.tar"), "tmp": str(tmp / "ctmp"), "train_file": "train.py",
            "max_entries": 1000, "max_file_bytes": 1 << 20, "max_total_bytes": 4 << 20, "max_git_bytes": 8 << 20,
-           "max_commits": 1000, "max_listed": 100, "work_s": 60, "hold_s": 0, **limits}
+           "max_commits": 1000, "max_objects": 100000, "max_listed": 100, "work_s": 60, "hold_s": 0, **limits}
     (tmp / "ctmp").mkdir()
     proc = subprocess.run([sys.executable, "-I", "-S", "-c", SCRIPT.read_text(), json.dumps(cfg)],
                           capture_output=True, text=True, timeout=120, cwd="/")
@@ -161,3 +161,30 @@ def test_output_is_a_tar_of_plain_members_only(repo: Path, tmp_path: Path) -> No
     with tarfile.open(tmp_path / "copy.tar") as tar:
         for m in tar.getmembers():
             assert m.isfile() or m.isdir(), m.name
+
+
+def test_an_empty_repository(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    git(ws, "init", "-q")
+    summary, out = run_copier(ws, tmp_path)
+    g = summary["git"]
+    assert g["present"] and g["head"] is None and g["commits"] == 0 and g["bundle"] is None
+    assert not (out / "git").exists()
+
+
+def test_headers_of_the_longest_names_fit_the_tmpfs_allowance(tmp_path: Path) -> None:
+    """CopyLimits sizes /out at 6 KiB of tar overhead an entry; names near PATH_MAX are the worst case."""
+    from orchestrator.sandbox.copyout import CopyLimits
+
+    ws = tmp_path / "ws"
+    deep = ws.joinpath(*(["d" * 250] * 15))
+    deep.mkdir(parents=True)
+    for i in range(40):
+        (deep / f"{i:03}{'ü' * 90}").write_bytes(b"")
+    summary, _ = run_copier(ws, tmp_path)
+    entries = summary["files"] + summary["dirs"]
+    assert entries == 55 and not summary["skipped"]
+    limits = CopyLimits(max_entries=entries, max_total_bytes=1, max_git_bytes=1, max_commits=1)
+    assert (tmp_path / "copy.tar").stat().st_size <= limits.out_tmpfs_bytes - 32 * (1 << 20)
+    assert (tmp_path / "copy.tar").stat().st_size / entries > 4096  # the allowance is not idle
