@@ -344,19 +344,22 @@ class Git:
             raise GitFailed(f"git {args[0]}: {proc.stderr.decode('utf-8', 'replace').strip()[:300]}")
         return proc
 
-
-    def lines(self, *args, limit):
-        """Up to `limit` stdout lines of a git command, read as they come; (lines, ok, cut short)."""
+    def lines(self, *args, limit, keep=None, max_kept=None):
+        """Stdout lines of a git command, read as they come: at most `limit` read, and of those the ones
+        `keep` accepts, at most `max_kept`. Returns (kept lines, finished without error, cut short)."""
         proc = subprocess.Popen(
             ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", *args],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env, cwd=self.cwd)
-        out, cut = [], False
+        out, seen, cut = [], 0, False
         try:
             for raw in proc.stdout:
-                if len(out) >= limit or time.monotonic() > self.deadline:
+                seen += 1
+                if seen > limit or time.monotonic() > self.deadline or (max_kept is not None and len(out) > max_kept):
                     cut = True
                     break
-                out.append(raw.decode("ascii", "replace").rstrip("\n"))
+                line = raw.decode("ascii", "replace").rstrip("\n")
+                if keep is None or keep(line):
+                    out.append(line)
         finally:
             if cut:
                 proc.kill()
@@ -425,15 +428,15 @@ def recover_git(cfg, out, summary, deadline):
 
     # every commit object in the store (loose, packed, reachable or not); streamed, the listing capped
     listing, ok, cut = git.lines("cat-file", "--batch-all-objects", "--unordered",
-                                 "--batch-check=%(objecttype) %(objectname)", limit=cfg["max_objects"])
+                                 "--batch-check=%(objecttype) %(objectname)", limit=cfg["max_objects"],
+                                 keep=lambda ln: ln.startswith("commit ") and bool(HEX40.match(ln[7:])),
+                                 max_kept=max_commits)
     if not ok:
         summary.problem("listing the objects failed")
-    commits = sorted({ln[7:] for ln in listing if ln.startswith("commit ") and HEX40.match(ln[7:])})
-    if cut or len(commits) > max_commits:
+    commits = sorted({ln[7:] for ln in listing})[:max_commits]
+    if cut:
         summary.problem(f"more than {cfg['max_objects']} objects or {max_commits} commits; the rest were ignored")
         summary.git["truncated"] = True
-        commits = commits[:max_commits]
-    listing = None
 
     revs, ok, cut = git.lines("rev-list", "--all", limit=max_commits)
     if not ok:

@@ -338,6 +338,18 @@ def _prepare_dest(dest: Path) -> bool:
     return True
 
 
+def _discard(dest: Path, created: bool) -> None:
+    """Remove a failed copy: `dest` itself if this call made it, else everything put in it."""
+    if created:
+        shutil.rmtree(dest, ignore_errors=True)
+        return
+    for child in dest.iterdir():
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+
+
 def _check_volume(client: docker.DockerClient, volume_name: str) -> None:
     try:
         client.volumes.get(volume_name)
@@ -388,6 +400,8 @@ def copy_out_workspace(
                 raise EngineUnavailable(f"the engine went away during the copy-out: {exc}") from None
             except requests.exceptions.Timeout:
                 raise CopyOutTimeout("the engine did not answer in time during the copy-out") from None
+            except docker.errors.DockerException as exc:
+                raise CopyOutError(f"the copy-out failed in the docker client: {exc}") from None
             result = _result(dest, extracted, bytes_read, time.monotonic() - start)
             extra.update(files=result.files, bytes=result.bytes, bytes_read=bytes_read,
                          skipped=sum(result.skipped_counts.values()), truncated=result.truncated)
@@ -403,11 +417,7 @@ def copy_out_workspace(
             except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
                 log.warning("copyout.cleanup_failed", container=container.name, error=str(exc))
         if not ok:
-            if created:
-                shutil.rmtree(dest, ignore_errors=True)
-            else:
-                for child in dest.iterdir():
-                    shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+            _discard(dest, created)
 
 
 def _result(dest: Path, extracted: safetar.Extracted, bytes_read: int, seconds: float) -> CopyOutResult:

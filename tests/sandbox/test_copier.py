@@ -188,3 +188,13 @@ def test_headers_of_the_longest_names_fit_the_tmpfs_allowance(tmp_path: Path) ->
     limits = CopyLimits(max_entries=entries, max_total_bytes=1, max_git_bytes=1, max_commits=1)
     assert (tmp_path / "copy.tar").stat().st_size <= limits.out_tmpfs_bytes - 32 * (1 << 20)
     assert (tmp_path / "copy.tar").stat().st_size / entries > 4096  # the allowance is not idle
+
+
+def test_commit_cap(repo: Path, tmp_path: Path) -> None:
+    for i in range(30):
+        (repo / "train.py").write_text(f"print('more {i}')\n")
+        git(repo, "commit", "-q", "-a", "-m", f"more {i}")
+    summary, _ = run_copier(repo, tmp_path, max_commits=10)
+    g = summary["git"]
+    assert g["truncated"] and g["commits"] == 10 and len(g["train_versions"]) <= 20
+    assert g["head"] == git(repo, "rev-parse", "HEAD")
