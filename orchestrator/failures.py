@@ -60,6 +60,16 @@ class NodeLost(InfraError):
     """A fleet node died while it held the run."""
 
 
+class CopyOutError(InfraError):
+    """The workspace could not be copied out (engine error, copier crash, a stream past its cap).
+
+    Hostile content in the workspace is never this error: it is skipped and reported in the result."""
+
+
+class CopyOutTimeout(CopyOutError, TimeoutError):
+    """Copying the workspace out took longer than its limit."""
+
+
 # --- the agent's own outcome: the run counts ------------------------------------------------------------
 
 
