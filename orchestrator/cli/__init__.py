@@ -18,6 +18,7 @@ _GROUPS = (
     "orchestrator.cli.smoke",
     "orchestrator.cli.report",
     "orchestrator.cli.show",
+    "orchestrator.cli.run",
 )
 
 

@@ -26,15 +26,14 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from orchestrator import engine
-    from orchestrator.agents import resolve_agent
+    from orchestrator.agents import command_agent, resolve_agent
     from orchestrator.images import resolve_image
     from orchestrator.ledger import Ledger
     from orchestrator.run.execute import RunRequest, execute_run
     from orchestrator.specs import load_budget, load_task
 
     task, budget = load_task(args.task), load_budget(args.budget)
-    agent = resolve_agent(str(args.agent_command) if args.agent_command else (args.agent or "noop"),
-                          command=args.agent_command is not None)
+    agent = command_agent(args.agent_command) if args.agent_command else resolve_agent(args.agent or "noop")
     client = engine.client()
     image = resolve_image(client, "sandbox")
     with Ledger(args.ledger) as ledger:

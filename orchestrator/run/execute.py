@@ -21,7 +21,7 @@ import docker
 import docker.errors
 
 from orchestrator import paths
-from orchestrator.agents import AgentSpec
+from orchestrator.agents import AgentSpec, agent_environment
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.failures import ConfigError, InfraError, SbxError
 from orchestrator.ledger import Ledger, RunState
@@ -29,7 +29,7 @@ from orchestrator.log import get_logger
 from orchestrator.run.watchdog import OUTCOME, Stop, StopReason, Watchdog
 from orchestrator.sandbox.cgroups import CgroupLayout, oom_kills
 from orchestrator.sandbox.copyout import CopyLimits, copy_out_workspace
-from orchestrator.sandbox.docker import AGENT_MOUNT, SOCK_MOUNT, DockerSandbox, SandboxSpec, engine_errors
+from orchestrator.sandbox.docker import SOCK_MOUNT, DockerSandbox, SandboxSpec, engine_errors
 from orchestrator.sandbox.experiments import EXPERIMENT_SOCKET, ExperimentRecord, ExperimentService
 from orchestrator.sandbox.meter import Meter
 from orchestrator.sandbox.workspace import WORKSPACE, workspace_tar
@@ -51,8 +51,7 @@ class RunRequest:
     study_id: str | None = None
     pairing: str | None = None
     model: str | None = None
-    repeat: int = 1
-    attempt: int = 1
+    repeat: int | None = None   # None: the next free repeat of this pairing (ad-hoc runs)
     seed: int = 0
     cpuset: str | None = None
     data_dir: Path | None = None
@@ -69,21 +68,13 @@ def default_cpuset(cores: int) -> str:
     return ",".join(str(c) for c in cpus[:cores])
 
 
-def agent_environment(req: RunRequest, run_id: str) -> dict[str, str]:
-    """The documented environment every agent receives (docs/agents.md)."""
-    b = req.budget
+def _agent_env(req: RunRequest, run_id: str) -> dict[str, str]:
+    """The documented agent environment (docs/agents.md) plus HOME and PATH."""
     return {
         "HOME": "/home/agent",
         "PATH": "/opt/sbx/venv/bin:/usr/local/bin:/usr/bin:/bin",
-        "SBX_RUN_ID": run_id,
-        "SBX_TASK": req.task.name,
-        "SBX_BUDGET_CPU_SECONDS": f"{b.cpu_seconds:g}",
-        "SBX_BUDGET_EXPERIMENTS": str(b.experiments),
-        "SBX_EXPERIMENT_TIMEOUT_S": f"{b.experiment_timeout_s:g}",
-        "SBX_WALL_CLOCK_S": f"{b.wall_clock_minutes * 60:g}",
-        "SBX_EXPERIMENT_SOCKET": f"{SOCK_MOUNT}/{EXPERIMENT_SOCKET}",
-        "SBX_WORKSPACE": WORKSPACE,
-        "SBX_SEED": str(req.seed),
+        **agent_environment(run_id=run_id, task=req.task.name, budget=req.budget,
+                            experiment_socket=f"{SOCK_MOUNT}/{EXPERIMENT_SOCKET}", seed=req.seed),
     }
 
 
@@ -181,10 +172,9 @@ class _Run:
         cpuset = req.cpuset or default_cpuset(b.cores)
         self.ledger.advance(self.run_id, RunState.STARTING)
         tar, start_commit = workspace_tar(req.task, b, branch=f"sbx/{self.run_id}", data_dir=req.data_dir)
-        agent_file = req.agent.host_path if req.agent.kind == "command" or req.agent.host_path else None
         sandbox = DockerSandbox(self.client, SandboxSpec(
             run_id=self.run_id, image=req.image, budget=b, cpuset=cpuset, sock_dir=self.sock_dir,
-            study_id=req.study_id or "", agent_file=agent_file,
+            study_id=req.study_id or "", agent_mount=(req.agent.host_path, req.agent.container_path),
         ))
         meter: Meter | None = None
         service: ExperimentService | None = None
@@ -196,20 +186,20 @@ class _Run:
             meter = Meter(layout.node_of_pid(pid), b, self.sock_dir, self.event, kill_container=sandbox.kill)
             meter.start()
             service = ExperimentService(
-                self.client, sandbox.container, pid, layout, meter, b, req.task.contract.eval_line,
+                self.client, sandbox.container, pid, layout, meter, b, req.task.contract.eval_line, req.task.metric,
                 self.sock_dir, self.event, self.record_experiment,
             )
             service.start()
             self.ledger.update_measurements(
-                self.run_id, started_at=t0, image=sandbox.image_digest(), resources=sandbox.granted(),
+                self.run_id, image=sandbox.image_digest(), resources=sandbox.granted(),
                 container_id=sandbox.container.id, meta={**req.meta, "start_commit": start_commit, "cpuset": cpuset},
             )
             self.ledger.advance(self.run_id, RunState.RUNNING)
             with engine_errors("starting the agent"):
-                agent = _AgentProcess(self.client, sandbox.container, req.agent.command,
-                                      agent_environment(req, self.run_id), self.run_dir / "agent.log")
+                agent = _AgentProcess(self.client, sandbox.container, list(req.agent.command),
+                                      _agent_env(req, self.run_id), self.run_dir / "agent.log")
                 agent.start()
-            self.event("agent_started", {"agent": req.agent.name, "command": req.agent.command})
+            self.event("agent_started", {"agent": req.agent.name, "command": list(req.agent.command)})
             stop, exit_code = self._watch(sandbox, meter, agent, layout, pid, t0)
             self.event("stop", {"reason": stop.reason.value, "detail": stop.detail})
             wall = time.time() - t0
@@ -226,7 +216,7 @@ class _Run:
             meter.stop()
             agent.join()
             self.ledger.update_measurements(
-                self.run_id, ended_at=time.time(), wall_seconds=round(wall, 3),
+                self.run_id, wall_seconds=round(wall, 3),
                 cpu_seconds_metered=round(py_s, 3), cpu_seconds_container=round(total_s, 3),
                 stop_reason=stop.reason.value, agent_exit_code=exit_code,
                 meta={**req.meta, "start_commit": start_commit, "cpuset": cpuset,

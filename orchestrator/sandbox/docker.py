@@ -4,7 +4,7 @@ Settings (DESIGN.md, "One run"): non-root `agent` user; all capabilities dropped
 pids limit; memory equal to memory+swap; `--cpus` and a dedicated cpuset slot; `--init`; no network;
 the workspace on its own volume; a read-only root filesystem with small tmpfs for /tmp and the home
 folder; labels naming the study and run. Mounted from the host: only the run's socket folder (read-only)
-and, for `--agent-command`, the agent's one file (read-only). Never the Docker socket, data or secrets.
+and the agent's one file (read-only). Never the Docker socket, data or secrets.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from orchestrator.specs import Budget
 log = get_logger(__name__)
 
 SOCK_MOUNT = "/run/sbx"
-AGENT_MOUNT = "/agent"
 LABEL_KIND = "sbx.kind"
 LABEL_RUN = "sbx.run"
 LABEL_STUDY = "sbx.study"
@@ -65,7 +64,7 @@ class SandboxSpec:
     cpuset: str
     sock_dir: Path
     study_id: str = ""
-    agent_file: Path | None = None
+    agent_mount: tuple[Path, str] | None = None   # (host file, path inside), mounted read-only
     extra_labels: dict[str, str] = field(default_factory=dict)
 
 
@@ -90,9 +89,9 @@ class DockerSandbox:
             Mount(WORKSPACE, self.volume_name, type="volume"),
             Mount(SOCK_MOUNT, str(self.spec.sock_dir), type="bind", read_only=True),
         ]
-        if self.spec.agent_file is not None:
-            mounts.append(Mount(f"{AGENT_MOUNT}/{self.spec.agent_file.name}", str(self.spec.agent_file),
-                                type="bind", read_only=True))
+        if self.spec.agent_mount is not None:
+            host_file, inside = self.spec.agent_mount
+            mounts.append(Mount(inside, str(host_file), type="bind", read_only=True))
         with engine_errors("creating the workspace volume"):
             self.volume = self.client.volumes.create(self.volume_name, labels=self.labels)
         with engine_errors("creating the sandbox container"):

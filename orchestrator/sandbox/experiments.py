@@ -65,6 +65,7 @@ class ExperimentService:
         meter: Meter,
         budget: Budget,
         eval_line: str,
+        metric: str,
         sock_dir: Path,
         on_event: EventSink,
         on_record: Callable[[ExperimentRecord, bytes | None], None],
@@ -72,6 +73,7 @@ class ExperimentService:
         self.client, self.container, self.container_pid = client, container, container_pid
         self.layout, self.meter, self.budget = layout, meter, budget
         self.eval_line = re.compile(eval_line)
+        self.metric = metric
         self.sock_dir, self.on_event, self.on_record = sock_dir, on_event, on_record
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(budget.experiment_concurrency)
@@ -105,6 +107,7 @@ class ExperimentService:
             return json.dumps({"status": "refused", "reason": "unknown request; send {\"op\": \"run\"}"}).encode() + b"\n"
         record = self.run(note)
         reply = {k: v for k, v in asdict(record).items() if k not in ("started_at",)}
+        reply[f"eval_{self.metric}"] = record.eval_score  # the task's metric by name, e.g. eval_auc
         reply["remaining"] = max(0, self.budget.experiments - self.counted)
         return json.dumps(reply).encode() + b"\n"
 
