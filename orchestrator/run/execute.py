@@ -21,6 +21,7 @@ import docker
 import docker.errors
 
 from orchestrator import paths
+from orchestrator.engine import exec_stream
 from orchestrator.agents import AgentSpec, agent_environment
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.failures import ConfigError, InfraError, SbxError
@@ -82,6 +83,7 @@ class _AgentProcess:
     """The agent, run with `docker exec` as the agent user; its output streams to a capped log file."""
 
     def __init__(self, client: docker.DockerClient, container: Any, cmd: list[str], env: dict[str, str], log_path: Path):
+        self.client = client
         self.api = client.api
         self.exec_id = self.api.exec_create(container.id, cmd, user="agent", workdir=WORKSPACE, environment=env)["Id"]
         self.log_path = log_path
@@ -95,7 +97,7 @@ class _AgentProcess:
     def _pump(self) -> None:
         with open(self.log_path, "wb") as f:
             try:
-                for chunk in self.api.exec_start(self.exec_id, stream=True):
+                for chunk in exec_stream(self.client, self.exec_id):
                     if self.bytes_out < _AGENT_LOG_CAP:
                         f.write(chunk[: _AGENT_LOG_CAP - self.bytes_out])
                         f.flush()

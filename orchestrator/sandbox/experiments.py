@@ -24,6 +24,7 @@ from typing import Any
 import docker
 import docker.errors
 
+from orchestrator.engine import exec_stream
 from orchestrator.log import get_logger
 from orchestrator.sandbox.cgroups import CgroupLayout, oom_kills
 from orchestrator.sandbox.meter import EventSink, Meter, serve_unix
@@ -178,7 +179,7 @@ class ExperimentService:
         def reader() -> None:
             nonlocal total_out
             try:
-                for chunk in api.exec_start(exec_id, stream=True):
+                for chunk in exec_stream(self.client, exec_id):
                     total_out += len(chunk)
                     output.extend(chunk)
                     del output[:-_TAIL]

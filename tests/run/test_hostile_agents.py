@@ -1,0 +1,122 @@
+"""Hostile agents in real containers, each run through --agent-command, against the whole run machinery."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from orchestrator.artifacts import ArtifactStore
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+def _delivered_file(record: dict, sbx_home: Path, name: str) -> str:
+    """A file of the delivered working tree, as copied out by the run."""
+    return (sbx_home / "runs" / record["run_id"] / "delivered" / "workspace" / name).read_text()
+
+
+def _kinds(record: dict) -> list[str]:
+    return [e["kind"] for e in record["events"]]
+
+
+def _no_leftovers(docker_client, record: dict) -> None:
+    run = record["run_id"]
+    assert docker_client.containers.list(all=True, filters={"label": f"sbx.run={run}"}) == []
+    assert docker_client.volumes.list(filters={"label": f"sbx.run={run}"}) == []
+    leftover = subprocess.run(["sh", "-c", f"ls -d /sys/fs/cgroup/*/docker/*/py 2>/dev/null | wc -l"],
+                              capture_output=True, text=True).stdout.strip()
+    assert leftover == "0"
+
+
+def test_snoop_finds_no_holdout_no_labels_no_secrets_and_no_network(run_agent, sbx_home, docker_client) -> None:
+    record = run_agent("snoop.py")
+    assert record["status"] == "delivered", record["failure_reason"]
+    found = json.loads(_delivered_file(record, sbx_home, "snoop.json"))
+    assert found["holdout_named"] == []
+    assert sorted(found["label_files"]) == ["/workspace/data/eval.csv", "/workspace/data/train.csv"]
+    assert found["secret_env"] == []
+    assert found["docker_socket"] is False
+    assert all(v != "connected" for v in found["network"].values()), found["network"]
+    assert found["network"]["dns"] != "resolved"
+    assert found["interfaces"] == ["lo"]
+    _no_leftovers(docker_client, record)
+
+
+def test_tamper_cannot_touch_meter_counter_or_gate_and_is_killed_past_the_budget(run_agent, sbx_home, docker_client) -> None:
+    record = run_agent("tamper.sh")
+    log = _delivered_file(record, sbx_home, "tamper.log")
+    attempts = {line.split(" ", 1)[1]: line.split(" ", 1)[0] for line in log.splitlines() if line[:3] in ("OK ", "FAI")}
+    forbidden = [cmd for cmd, verdict in attempts.items() if verdict == "OK"]
+    assert forbidden == [], f"tampering that worked: {forbidden}\n{log}"
+    assert "burn exit 137" in log                              # the busy loop was killed by the meter
+    assert "Python refused by the CPU meter" in log            # and Python is refused from then on
+    assert "python after budget ran" not in log
+    assert record["status"] == "delivered"
+    assert 6 <= record["cpu_seconds_metered"] < 6 + 1.5       # killed within a poll or so of the budget
+    kinds = _kinds(record)
+    assert "budget_exceeded" in kinds and "kill" in kinds and "gate_denied" in kinds
+    assert record["experiments_counted"] == 0                  # the forged request was refused, not counted
+    _no_leftovers(docker_client, record)
+
+
+def test_forkserver_pool_is_metered_and_python_dash_S_reaches_the_hard_stop(run_agent, sbx_home, docker_client) -> None:
+    record = run_agent("dodge.sh", cpu_seconds=10, hard_stop_cpu_seconds=14)
+    # the pool's 4 x 1 s of work is inside the metered set; the -S loop is not, but the container total is
+    assert 4.0 <= record["cpu_seconds_metered"] < 6.0, record["cpu_seconds_metered"]
+    assert record["cpu_seconds_container"] >= 14
+    assert record["status"] == "failed" and record["failure_class"] == "agent"
+    assert record["stop_reason"] == "hard_stop"
+    assert "hard_stop" in _kinds(record)
+    _no_leftovers(docker_client, record)
+
+
+def test_setsid_child_of_an_experiment_does_not_outlive_it(run_agent, sbx_home, docker_client) -> None:
+    record = run_agent("setsid_experiment.sh")
+    assert record["status"] == "delivered", record["failure_reason"]
+    ps = _delivered_file(record, sbx_home, "ps_after.txt")
+    assert "sleep 3600" not in ps and "time.sleep(3600)" not in ps, ps
+    assert record["experiments_counted"] == 1
+    assert record["experiments"][0]["status"] == "ok"
+    assert "experiment_leftovers_killed" in _kinds(record)
+
+
+def test_sixty_concurrent_calls_against_forty_count_exactly_forty(run_agent, sbx_home, docker_client) -> None:
+    record = run_agent("concurrent.sh", experiments=40, cpu_seconds=200, hard_stop_cpu_seconds=300, wall_clock_minutes=6)
+    assert record["status"] == "delivered", record["failure_reason"]
+    assert record["experiments_counted"] == 40
+    assert record["experiments_refused"] == 20
+    counted = [e for e in record["experiments"] if e["counted"]]
+    assert sorted(e["n"] for e in counted) == list(range(1, 41))
+    replies = [json.loads(line.split(" ", 1)[1]) for line in _delivered_file(record, sbx_home, "experiments.log").splitlines()]
+    assert sum(r["status"] == "refused" for r in replies) == 20
+
+
+def test_fork_bomb_ends_as_an_agent_failure_and_leaves_the_host_healthy(run_agent, docker_client) -> None:
+    record = run_agent("forkbomb.sh", hard_stop_cpu_seconds=10, wall_clock_minutes=1.5)
+    assert record["status"] == "failed" and record["failure_class"] == "agent"
+    assert record["stop_reason"] in ("hard_stop", "wall_clock")
+    _no_leftovers(docker_client, record)
+    # the orchestrator and the engine still work: a normal run right after delivers
+    after = run_agent("noop")
+    assert after["status"] == "delivered"
+
+
+def test_memory_bomb_ends_as_an_agent_oom(run_agent, docker_client) -> None:
+    record = run_agent("membomb.py", memory_mb=512, cpu_seconds=60, hard_stop_cpu_seconds=90)
+    assert record["status"] == "failed" and record["failure_class"] == "agent"
+    assert record["stop_reason"] == "agent_oom", record
+    _no_leftovers(docker_client, record)
+
+
+def test_delivered_versions_are_in_the_artifact_store(run_agent, sbx_home) -> None:
+    record = run_agent("hpo", experiments=2, cpu_seconds=60, hard_stop_cpu_seconds=90)
+    assert record["status"] == "delivered"
+    store = ArtifactStore()
+    manifest = store.get_manifest(record["artifact_manifest"])
+    assert record["delivered_sha256"] in manifest["train_versions"].values()
+    for exp in record["experiments"]:
+        assert store.has(exp["train_sha256"])
+    assert record["commits"] >= 3
