@@ -19,6 +19,7 @@ import os
 import resource
 import runpy
 import shutil
+import signal
 import socket
 import struct
 import sys
@@ -95,6 +96,7 @@ def main():
     sys.stderr = open(2, "w", buffering=1, closefd=False)
     resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # CPython ignores it; a flood should end the process
 
     import io
 

@@ -205,14 +205,14 @@ def _drive(box: ScorerContainer, hidden: HiddenSet, options: ScoreOptions, timer
     try:
         frame = protocol.recv_frame(conn, deadline=timer.train_start + options.train_timeout_s)
     except protocol.Deadline:
-        raise _Died("train", True, f"train.py ran longer than {options.train_timeout_s:g}s") from None
+        raise _Died("training", True, f"train.py ran longer than {options.train_timeout_s:g}s") from None
     except protocol.PeerClosed:
-        raise _Died("train", False, "the process ended while train.py ran") from None
+        raise _Died("training", False, "the process ended while train.py ran") from None
     except protocol.ProtocolViolation as exc:
         raise UnscorableArtifact("protocol_error", str(exc)) from None
     timer.train_end = time.monotonic()
     if frame.kind == protocol.FAILED:
-        raise _failure(frame.json(), "train")
+        raise _failure(frame.json(), "training", options.output_limit_mb)
     if frame.kind != protocol.READY:
         raise UnscorableArtifact("protocol_error", f"expected READY after training, got {frame.kind!r}")
 
@@ -226,13 +226,13 @@ def _drive(box: ScorerContainer, hidden: HiddenSet, options: ScoreOptions, timer
             protocol.send_frame(conn, protocol.BATCH, hidden.batch_csv(rows), deadline=deadline)
             frame = protocol.recv_frame(conn, deadline=deadline, preds_rows=len(rows))
         except protocol.Deadline:
-            raise _Died("predict", True, f"predicting took longer than {options.predict_timeout_s:g}s") from None
+            raise _Died("predicting", True, f"predicting took longer than {options.predict_timeout_s:g}s") from None
         except protocol.PeerClosed:
-            raise _Died("predict", False, f"the process ended while predicting a batch of {len(rows)} rows") from None
+            raise _Died("predicting", False, f"the process ended while predicting a batch of {len(rows)} rows") from None
         except protocol.ProtocolViolation as exc:
             raise UnscorableArtifact("protocol_error", str(exc)) from None
         if frame.kind == protocol.FAILED:
-            raise _failure(frame.json(), "predict")
+            raise _failure(frame.json(), "predicting", options.output_limit_mb)
         if frame.kind != protocol.PREDS:
             raise UnscorableArtifact("protocol_error", f"expected predictions, got {frame.kind!r}")
         try:
@@ -262,7 +262,7 @@ class _quiet:
         return exc_type is not None and issubclass(exc_type, (protocol.PeerClosed, protocol.Deadline))
 
 
-def _failure(report: dict[str, Any], phase: str) -> UnscorableArtifact:
+def _failure(report: dict[str, Any], phase: str, limit_mb: int) -> UnscorableArtifact:
     kind = str(report.get("kind", ""))
     error = str(report.get("error", ""))[:2000]
     tail = str(report.get("tail", ""))[-4000:]
@@ -271,6 +271,8 @@ def _failure(report: dict[str, Any], phase: str) -> UnscorableArtifact:
               "output": "output_flooding", "shape": "wrong_shape"}.get(kind)
     if reason is None:
         return UnscorableArtifact("protocol_error", f"unknown failure kind {kind!r} during {phase}")
+    if reason == "output_flooding":
+        detail = f"the output reached the {limit_mb} MB limit during {phase}\n{detail}".strip()
     if reason == "predict_error" and "rows" in report:
         detail = f"in a batch of {report['rows']} rows: {detail}"
     return UnscorableArtifact(reason, detail)
