@@ -127,6 +127,9 @@ def main():
         return
     del module
     sys.stdout.flush()
+    if flooded(None):  # a child process may have hit the limit while train.py carried on
+        send_json(sock, FAILED, {"kind": "output", "error": "the output reached the limit", "tail": ""})
+        return
     send(sock, READY)
 
     while True:
