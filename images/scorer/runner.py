@@ -70,7 +70,7 @@ def tail_of_traceback():
 
 
 def encode_preds(arr):
-    return bytes([arr.ndim]) + struct.pack("<%dQ" % arr.ndim, *arr.shape) + arr.tobytes()
+    return bytes([arr.ndim]) + struct.pack(f"<{arr.ndim}Q", *arr.shape) + arr.tobytes()
 
 
 def flooded(exc):
@@ -92,8 +92,8 @@ def main():
     os.dup2(out, 1)
     os.dup2(out, 2)
     os.close(out)
-    sys.stdout = open(1, "w", buffering=1, closefd=False)
-    sys.stderr = open(2, "w", buffering=1, closefd=False)
+    sys.stdout = open(1, "w", buffering=1, closefd=False)  # noqa: SIM115 (lives as long as the process)
+    sys.stderr = open(2, "w", buffering=1, closefd=False)  # noqa: SIM115
     resource.setrlimit(resource.RLIMIT_FSIZE, (OUTPUT_LIMIT, OUTPUT_LIMIT))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     signal.signal(signal.SIGXFSZ, signal.SIG_DFL)  # CPython ignores it; a flood should end the process
@@ -112,17 +112,17 @@ def main():
     send(sock, STARTED)
     try:
         module = runpy.run_path(ENTRYPOINT, run_name="__main__")
-    except BaseException as exc:  # the agent's failure, reported with its traceback's tail
+    except BaseException as exc:  # noqa: BLE001 (the agent's failure, reported with its traceback's tail)
         kind = "output" if flooded(exc) else "train"
         if isinstance(exc, SystemExit):
-            error = "train.py raised SystemExit(%r) before predict_proba could be taken" % (exc.code,)
+            error = f"train.py raised SystemExit({exc.code!r}) before predict_proba could be taken"
         else:
-            error = "%s: %s" % (type(exc).__name__, exc)
+            error = f"{type(exc).__name__}: {exc}"
         send_json(sock, FAILED, {"kind": kind, "error": error[:2000], "tail": tail_of_traceback()})
         return
     predict = module.get(PREDICT)
     if not callable(predict):
-        send_json(sock, FAILED, {"kind": "no_predict", "error": "train.py leaves no callable %s" % PREDICT,
+        send_json(sock, FAILED, {"kind": "no_predict", "error": f"train.py leaves no callable {PREDICT}",
                                  "tail": ""})
         return
     del module
@@ -137,7 +137,7 @@ def main():
         if kind == END:
             return
         if kind != BATCH:
-            raise SystemExit("unexpected frame from the host: %r" % kind)
+            raise SystemExit(f"unexpected frame from the host: {kind!r}")
         text = payload.decode("utf-8")
         try:
             frame = pd.read_csv(io.StringIO(text), dtype=dtypes)
@@ -146,20 +146,20 @@ def main():
         rows = len(frame)
         try:
             result = predict(frame)
-        except BaseException as exc:  # the agent's failure
+        except BaseException as exc:  # noqa: BLE001 (the agent's failure)
             kind = "output" if flooded(exc) else "predict"
-            send_json(sock, FAILED, {"kind": kind, "error": ("%s: %s" % (type(exc).__name__, exc))[:2000],
+            send_json(sock, FAILED, {"kind": kind, "error": f"{type(exc).__name__}: {exc}"[:2000],
                                      "tail": tail_of_traceback(), "rows": rows})
             return
         try:
             arr = np.ascontiguousarray(np.asarray(result, dtype="<f8"))
         except (ValueError, TypeError) as exc:
-            send_json(sock, FAILED, {"kind": "shape", "error": "predict_proba returned %s, not numbers: %s"
-                                     % (type(result).__name__, exc), "tail": "", "rows": rows})
+            send_json(sock, FAILED, {"kind": "shape", "tail": "", "rows": rows,
+                                     "error": f"predict_proba returned {type(result).__name__}, not numbers: {exc}"})
             return
         if arr.size > 4 * rows + 8 or arr.ndim > 8:
-            send_json(sock, FAILED, {"kind": "shape", "error": "predict_proba returned shape %s for %d rows"
-                                     % (arr.shape, rows), "tail": "", "rows": rows})
+            send_json(sock, FAILED, {"kind": "shape", "tail": "", "rows": rows,
+                                     "error": f"predict_proba returned shape {arr.shape} for {rows} rows"})
             return
         send(sock, PREDS, encode_preds(arr))
 

@@ -74,5 +74,5 @@ def compare(main: np.ndarray, rows: np.ndarray, again: np.ndarray, tolerance: fl
     if len(rows) == 0:
         return BatchCheck(0, 0, 0.0, tolerance)
     change = np.abs(again - main[rows])
-    return BatchCheck(rows_checked=int(len(rows)), rows_changed=int((change > tolerance).sum()),
+    return BatchCheck(rows_checked=len(rows), rows_changed=int((change > tolerance).sum()),
                       max_abs_change=float(change.max()), tolerance=tolerance)

@@ -15,7 +15,7 @@ import socket
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 import docker
 import docker.errors
@@ -67,7 +67,7 @@ class ScorerContainer:
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
-    def __enter__(self) -> ScorerContainer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

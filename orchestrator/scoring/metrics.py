@@ -82,4 +82,4 @@ def compute_metrics(y: np.ndarray, p: np.ndarray) -> Metrics:
     positives = int(y.sum())
     auc = float(roc_auc_score(y, p))
     return Metrics(auc=auc, ap=float(average_precision_score(y, p)),
-                   auc_se=hanley_mcneil_se(auc, positives, len(y) - positives), n=int(len(y)), positives=positives)
+                   auc_se=hanley_mcneil_se(auc, positives, len(y) - positives), n=len(y), positives=positives)

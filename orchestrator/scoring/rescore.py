@@ -72,7 +72,7 @@ def rescore(conn: sqlite3.Connection, run_ids: Iterable[str], dataset: str, *, a
                         result = fut.result()
                         save_score(conn, run_id, result)
                         report.scored[run_id] = result
-                    except Exception as exc:  # one failure never stops the rest
+                    except Exception as exc:  # noqa: BLE001 (one failure never stops the rest)
                         error = f"{type(exc).__name__}: {exc}"
                         report.errors[run_id] = error
                         log.warning("rescore.pair_failed", run_id=run_id, dataset=dataset, error=error)

@@ -25,7 +25,7 @@ from orchestrator.log import get_logger
 from orchestrator.scoring import protocol
 from orchestrator.scoring.batches import compare, plan_batches
 from orchestrator.scoring.container import EXIT_SIGKILL, EXIT_SIGXFSZ, INPUT_NAME, ScorerContainer
-from orchestrator.scoring.data import EVAL, TRAIN, HiddenSet, load_hidden, pristine_files
+from orchestrator.scoring.data import HiddenSet, load_hidden, pristine_files
 from orchestrator.scoring.metrics import check_predictions, compute_metrics
 from orchestrator.scoring.options import ScoreOptions
 
@@ -146,8 +146,8 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
     options = options or ScoreOptions()
     start = time.monotonic()
     hidden = load_hidden(data_dir, dataset, target=target, positive=positive)
-    base = dict(dataset=dataset, batch_rows=options.batch_rows, seed=options.seed, tolerance=options.tolerance,
-                image=image)
+    base: dict[str, Any] = {"dataset": dataset, "batch_rows": options.batch_rows, "seed": options.seed,
+                            "tolerance": options.tolerance, "image": image}
     with tempfile.TemporaryDirectory(prefix="sbx-score-") as tmp:
         host_dir = Path(tmp)
         host_dir.chmod(0o755)

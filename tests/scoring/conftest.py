@@ -9,7 +9,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from flightdata import make_flight_folder  # noqa: E402
+from flightdata import make_flight_folder
 
 
 @pytest.fixture(scope="session")

