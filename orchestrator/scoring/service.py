@@ -91,8 +91,8 @@ class ScoreResult:
 def clean_copy(src: Path, dest: Path, data_files: dict[str, Path]) -> tuple[str, str]:
     """Copy the regular files of a delivered repo (no links, no .git, nothing under data/) into `dest`,
     readable by uid 1000, then add the pristine data files. Returns (artifact sha256, train.py sha256)."""
-    if src.is_file():
-        entries = [(Path("train.py"), src)] if not src.is_symlink() else []
+    if src.is_file():  # a single train.py named by the user (a link to one is fine here)
+        entries = [(Path("train.py"), src.resolve())]
     else:
         entries = []
         for dirpath, dirnames, filenames in os.walk(src, followlinks=False):
@@ -113,22 +113,38 @@ def clean_copy(src: Path, dest: Path, data_files: dict[str, Path]) -> tuple[str,
     train_sha = ""
     dest.mkdir(mode=0o755)
     for rel, path in sorted(entries):
-        data = path.read_bytes()
+        data, mode = _read_regular(path, MAX_BYTES - total)
         total += len(data)
-        if total > MAX_BYTES:
-            raise UnscorableArtifact("bad_artifact", f"more than {MAX_BYTES >> 20} MB of files")
         digest.update(rel.as_posix().encode() + b"\0" + hashlib.sha256(data).digest())
         if rel == Path("train.py"):
             train_sha = hashlib.sha256(data).hexdigest()
         target = dest / rel
         target.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
         target.write_bytes(data)
-        target.chmod(0o755 if path.stat().st_mode & 0o100 else 0o644)
+        target.chmod(0o755 if mode & 0o100 else 0o644)
     (dest / "data").mkdir(mode=0o755, exist_ok=True)
     for name, path in data_files.items():
         shutil.copyfile(path, dest / "data" / name)
         (dest / "data" / name).chmod(0o644)
     return digest.hexdigest(), train_sha
+
+
+def _read_regular(path: Path, budget: int) -> tuple[bytes, int]:
+    """A regular file's bytes and mode, never through a link, refusing it before reading past `budget`."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise UnscorableArtifact("bad_artifact", f"{path.name}: cannot open ({exc.strerror})") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise UnscorableArtifact("bad_artifact", f"{path.name}: not a regular file")
+        if st.st_size > budget:
+            raise UnscorableArtifact("bad_artifact", f"more than {MAX_BYTES >> 20} MB of files")
+        data = f.read(budget + 1)
+    if len(data) > budget:
+        raise UnscorableArtifact("bad_artifact", f"more than {MAX_BYTES >> 20} MB of files")
+    return data, st.st_mode
 
 
 # --- step A + B ---------------------------------------------------------------------------------------------

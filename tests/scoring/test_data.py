@@ -66,3 +66,18 @@ def test_clean_copy_of_a_single_file_and_of_a_folder_without_train_py(tmp_path: 
     with pytest.raises(UnscorableArtifact) as exc:
         clean_copy(empty, tmp_path / "b", pristine_files(flight_data))
     assert exc.value.reason == "no_train_py"
+
+
+def test_clean_copy_refuses_an_oversized_artifact_before_reading_it(tmp_path: Path, flight_data: Path,
+                                                                   monkeypatch) -> None:
+    from orchestrator.scoring import service
+
+    monkeypatch.setattr(service, "MAX_BYTES", 1000)
+    src = tmp_path / "big"
+    src.mkdir()
+    (src / "train.py").write_text("x = 1\n")
+    with open(src / "weights.bin", "wb") as f:
+        f.truncate(10 << 30)  # sparse: 10 GB that must never be read
+    with pytest.raises(UnscorableArtifact) as exc:
+        clean_copy(src, tmp_path / "copy", pristine_files(flight_data))
+    assert exc.value.reason == "bad_artifact"
