@@ -21,7 +21,7 @@ import docker
 import docker.errors
 from docker.types import LogConfig, Mount, Ulimit
 
-from orchestrator.failures import ScorerError
+from orchestrator.failures import CgroupError, ScorerError
 from orchestrator.log import get_logger
 from orchestrator.sandbox.cgroups import CgroupLayout, oom_kills
 from orchestrator.sandbox.docker import LABEL_KIND, LABEL_OWNER, LABEL_RUN, engine_errors, owner_label
@@ -121,6 +121,7 @@ class ScorerContainer:
             "PATH": "/opt/sbx/venv/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
             "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0",
             "OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
+            "OMP_WAIT_POLICY": "PASSIVE",
             "SBX_SCORE_SOCKET": f"{MOUNT}/{SOCKET_NAME}", "SBX_SCORE_INPUT": f"{MOUNT}/{INPUT_NAME}",
             "SBX_SCORE_REPO": REPO, "SBX_SCORE_OUTPUT": OUTPUT,
             "SBX_SCORE_OUTPUT_LIMIT": str(self.options.output_limit_mb << 20),
@@ -201,6 +202,15 @@ class ScorerContainer:
             return None
         after = oom_kills(CgroupLayout.detect(), self.init_pid)
         return None if after < 0 else after > self.ooms_before
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time used by everything in the container so far (kernel accounting), None if unreadable."""
+        if not self.init_pid:
+            return None
+        try:
+            return round(CgroupLayout.detect().node_of_pid(self.init_pid).usage_seconds(), 3)
+        except (OSError, CgroupError):
+            return None
 
     def output_facts(self) -> tuple[int | None, str]:
         """Size of the scored code's output file and its last few KB, read inside the container (capped)."""

@@ -63,6 +63,7 @@ class ScoreResult:
     n: int | None = None
     positives: int | None = None
     seconds: float = 0.0             # the whole scoring, wall clock
+    cpu_seconds: float | None = None  # CPU time of the scorer container (its cgroup), when readable
     train_seconds: float | None = None
     predict_seconds: float | None = None
     rows_checked: int | None = None
@@ -182,6 +183,7 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
             except _Died as died:
                 result = _unscorable(_post_mortem(box, died), base, start, box, died, timer)
             else:
+                base["cpu_seconds"] = box.cpu_seconds()
                 result = ScoreResult(
                     status="scored", auc=metrics.auc, ap=metrics.ap, auc_se=metrics.auc_se, n=metrics.n,
                     positives=metrics.positives, seconds=round(time.monotonic() - start, 3),
@@ -314,7 +316,8 @@ def _post_mortem(box: ScorerContainer, died: _Died) -> UnscorableArtifact:
 
 def _unscorable(exc: UnscorableArtifact, base: dict[str, Any], start: float, box: ScorerContainer | None,
                 died: _Died | None, timer: _Timer) -> ScoreResult:
-    del box, died
+    del died
     train_s = round(timer.train_end - timer.train_start, 3) if timer.train_end else None
+    cpu = box.cpu_seconds() if box is not None else None
     return ScoreResult(status="unscorable", reason=exc.reason, detail=exc.detail[-4000:] or None,
-                       seconds=round(time.monotonic() - start, 3), train_seconds=train_s, **base)
+                       seconds=round(time.monotonic() - start, 3), train_seconds=train_s, cpu_seconds=cpu, **base)

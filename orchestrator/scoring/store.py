@@ -28,6 +28,7 @@ CREATE TABLE IF NOT EXISTS scores (
     n                INTEGER,
     positives        INTEGER,
     seconds          REAL NOT NULL,
+    cpu_seconds      REAL,
     train_seconds    REAL,
     predict_seconds  REAL,
     rows_checked     INTEGER,
