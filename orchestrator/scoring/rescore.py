@@ -84,3 +84,12 @@ def rescore(conn: sqlite3.Connection, run_ids: Iterable[str], dataset: str, *, a
                 fut.cancel()
             raise
     return report
+
+
+def score_and_store(conn: sqlite3.Connection, score: ScoreFn, run_id: str, repo_dir: Path) -> ScoreResult:
+    """Score one run's delivered repo and store it: what `sbx run` does at its end (with `holdout`).
+    `score` is e.g. `lambda run_id, repo: score_repo(client, repo, data_dir, "holdout", image=..., run_id=run_id)`.
+    Our own failures (InfraError, ScorerError, DataError) propagate and store nothing, so a retry can redo it."""
+    result = score(run_id, repo_dir)
+    save_score(conn, run_id, result)
+    return result

@@ -68,3 +68,13 @@ def test_force_rescores_everything(conn) -> None:
     rescore(conn, ["a"], "holdout", artifact_dir=Path, score=lambda r, f: _result("holdout", 0.6))
     report = rescore(conn, ["a"], "holdout", artifact_dir=Path, score=lambda r, f: _result("holdout", 0.9), force=True)
     assert set(report.scored) == {"a"} and load_scores(conn, "a")["holdout"].auc == 0.9
+
+
+def test_score_and_store(conn) -> None:
+    from orchestrator.scoring.rescore import score_and_store
+
+    got = score_and_store(conn, lambda r, f: _result("holdout", 0.66), "run-1", Path("/repo"))
+    assert load_scores(conn, "run-1") == {"holdout": got}
+    with pytest.raises(InfraError):
+        score_and_store(conn, lambda r, f: (_ for _ in ()).throw(InfraError("down")), "run-2", Path("/repo"))
+    assert load_scores(conn, "run-2") == {}
