@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import socket
 import time
 import uuid
@@ -57,7 +58,8 @@ class ScorerContainer:
         self.client, self.image, self.host_dir, self.options = client, image, host_dir, options
         self.run_id, self.dataset = run_id, dataset
         self.target, self.predict, self.entrypoint = target, predict, entrypoint
-        self.name = f"sbx-score-{(run_id or 'adhoc')[:40]}-{uuid.uuid4().hex[:8]}"
+        safe = re.sub(r"[^a-zA-Z0-9_.-]", "-", run_id or "adhoc")[:40]
+        self.name = f"sbx-score-{safe}-{uuid.uuid4().hex[:8]}"
         self.container: Any = None
         self.exec_id: str | None = None
         self.conn: socket.socket | None = None

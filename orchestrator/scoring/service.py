@@ -13,7 +13,7 @@ import shutil
 import stat
 import tempfile
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +159,10 @@ class _Timer:
 def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, dataset: str = "holdout", *,
                image: str, options: ScoreOptions | None = None, run_id: str | None = None,
                target: str = "dep_delayed_15min", positive: str = "Y") -> ScoreResult:
-    """Score the train.py in `repo_dir` (a repo folder or a train.py) on `dataset` of the prepared `data_dir`."""
+    """Score the train.py in `repo_dir` (a repo folder or a train.py) on `dataset` of the prepared `data_dir`.
+
+    Whatever the scored code does comes back as a ScoreResult (`scored`, or `unscorable` with a reason of
+    REASONS). Raises only for our side: DataError (prepared data), InfraError/ScorerError (engine, scorer)."""
     options = options or ScoreOptions()
     start = time.monotonic()
     hidden = load_hidden(data_dir, dataset, target=target, positive=positive)
@@ -171,7 +174,7 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
         try:
             artifact_sha, train_sha = clean_copy(Path(repo_dir), host_dir / INPUT_NAME, pristine_files(data_dir))
         except UnscorableArtifact as exc:
-            return _unscorable(exc, base, start, None, None, _Timer())
+            return _unscorable(exc, base, start, None, _Timer())
         base.update(artifact_sha256=artifact_sha, train_sha256=train_sha)
         timer = _Timer()
         with ScorerContainer(client, image, host_dir, options, run_id=run_id, dataset=dataset,
@@ -179,9 +182,9 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
             try:
                 check, metrics = _drive(box, hidden, options, timer)
             except UnscorableArtifact as exc:
-                result = _unscorable(exc, base, start, box, None, timer)
+                result = _unscorable(exc, base, start, box, timer)
             except _Died as died:
-                result = _unscorable(_post_mortem(box, died), base, start, box, died, timer)
+                result = _unscorable(_post_mortem(box, died), base, start, box, timer)
             else:
                 base["cpu_seconds"] = box.cpu_seconds()
                 result = ScoreResult(
@@ -191,6 +194,7 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
                     predict_seconds=round(timer.predict_end - timer.train_end, 3),
                     rows_checked=check.rows_checked, rows_changed=check.rows_changed,
                     max_abs_change=check.max_abs_change, batch_dependent=check.batch_dependent, **base)
+    result = replace(result, seconds=round(time.monotonic() - start, 3))  # container removal included
     log.info("score.done", run_id=run_id, dataset=dataset, status=result.status, reason=result.reason,
              auc=result.auc, batch_dependent=result.batch_dependent, seconds=result.seconds)
     return result
@@ -315,8 +319,7 @@ def _post_mortem(box: ScorerContainer, died: _Died) -> UnscorableArtifact:
 
 
 def _unscorable(exc: UnscorableArtifact, base: dict[str, Any], start: float, box: ScorerContainer | None,
-                died: _Died | None, timer: _Timer) -> ScoreResult:
-    del died
+                timer: _Timer) -> ScoreResult:
     train_s = round(timer.train_end - timer.train_start, 3) if timer.train_end else None
     cpu = box.cpu_seconds() if box is not None else None
     return ScoreResult(status="unscorable", reason=exc.reason, detail=exc.detail[-4000:] or None,

@@ -140,6 +140,12 @@ FAILURES = {
     "output_flooding": (FAST + "\nline = 'x' * 1023\nwhile True:\n    print(line)\n", {"output_limit_mb": 8},
                         ["8 MB"]),
     "crashed": (FAST + "\nimport os\nos._exit(7)\n", {}, ["exit 7"]),
+    "protocol_error": (FAST.replace("    return features(df).mean(axis=1)", textwrap.indent(textwrap.dedent('''
+        import gc, socket
+        for o in gc.get_objects():  # the runner's socket is in this process: write a frame of our own
+            if isinstance(o, socket.socket) and o.family == socket.AF_UNIX:
+                o.sendall(b"Z\\0\\0\\0\\0")
+        return features(df).mean(axis=1)'''), "    ")), {}, ["unexpected frame type"]),
 }
 EXPECTED_REASON = {"train_exit": "train_error", "timeout_train": "timeout", "timeout_predict": "timeout",
                    "not_numbers": "wrong_shape"}
