@@ -212,3 +212,24 @@ def test_the_scorer_stays_healthy_after_hostile_runs(docker_client, scorer_image
     mine = f"{os.uname().nodename}:{os.getpid()}"
     assert not [c for c in docker_client.containers.list(all=True, filters={"label": "sbx.kind=scorer"})
                 if c.labels.get("sbx.owner") == mine]
+
+
+FORK_BOMB = textwrap.dedent('''
+    import os, time
+    for _ in range(100000):
+        try:
+            os.fork()
+        except OSError:
+            time.sleep(0.01)
+''')
+
+
+def test_a_fork_bomb_hits_the_pids_limit_and_is_cleaned_up(docker_client, scorer_image, flight_data,
+                                                            tmp_path) -> None:
+    run_id = f"hostile-{uuid.uuid4().hex[:8]}"
+    r = score_repo(docker_client, _repo(tmp_path, FORK_BOMB), flight_data, image=scorer_image, run_id=run_id,
+                   options=ScoreOptions(train_timeout_s=5, pids=64))
+    print(f"\nfork bomb: {r.reason} in {r.seconds:.1f}s: {(r.detail or '').splitlines()[:2]}")
+    assert r.status == "unscorable" and r.reason in ("timeout", "crashed", "train_error"), r.detail
+    assert r.seconds < 60
+    assert not _containers_of(docker_client, run_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
 import uuid
 from pathlib import Path
@@ -162,8 +163,8 @@ def test_each_failure_is_an_unscorable_outcome_with_its_reason(case, docker_clie
     assert r.auc is None and r.batch_dependent is None
     for needle in needles or []:
         assert needle in (r.detail or ""), r.detail
-    assert not [c for c in _scorer_containers(docker_client) if c.labels.get("sbx.owner", "").endswith(
-        f":{__import__('os').getpid()}")]
+    mine = f":{os.getpid()}"
+    assert not [c for c in _scorer_containers(docker_client) if c.labels.get("sbx.owner", "").endswith(mine)]
 
 
 def test_a_missing_train_py_is_unscorable_without_a_container(docker_client, scorer_image, flight_data,
