@@ -15,6 +15,7 @@ from orchestrator.failures import SbxError
 _GROUPS = (
     "orchestrator.cli.data",
     "orchestrator.cli.images",
+    "orchestrator.cli.score",
     "orchestrator.cli.smoke",
     "orchestrator.cli.report",
     "orchestrator.cli.show",

@@ -1,0 +1,173 @@
+"""`sbx score PATH` and `sbx rescore`: score a train.py (or repo folder), or stored artifacts, on data the
+scored code never sees (see docs/scoring.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from orchestrator.failures import ConfigError
+
+
+def _option_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--task", default="flight-delays", help="task name or folder (default: flight-delays)")
+    p.add_argument("--data-dir", type=Path, default=None, help="prepared data (default: the task's data set)")
+    p.add_argument("--batch-rows", type=int, default=None, help="largest batch given to predict_proba (default 1000)")
+    p.add_argument("--check-rows", type=int, default=None, help="rows predicted again in another batch (default 512)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the batch plan (default 0)")
+    p.add_argument("--train-timeout", type=float, default=None, help="seconds for train.py (default 900)")
+    p.add_argument("--predict-timeout", type=float, default=None, help="seconds for all batches (default 600)")
+    p.add_argument("--memory-mb", type=int, default=None, help="scorer container memory (default 4096)")
+    p.add_argument("--cpus", type=float, default=None, help="scorer container CPUs (default 2, capped by the engine)")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="score a train.py or repo folder on hidden data, in a fresh scorer container")
+    p.add_argument("path", type=Path, metavar="PATH", help="a train.py, or a repo folder holding one")
+    p.add_argument("--dataset", default="holdout", choices=["holdout", "later"], help="which hidden set")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    _option_args(p)
+    p.set_defaults(handler=_score)
+
+    r = sub.add_parser("rescore", help="score stored artifacts on another data set (resumable, in parallel)")
+    r.add_argument("--data", default="later", choices=["holdout", "later"], help="which hidden set (default later)")
+    r.add_argument("--run", dest="runs", action="append", default=[], metavar="RUN_ID", help="a run (repeatable)")
+    r.add_argument("--study", default=None, help="every run of a study (needs the ledger)")
+    r.add_argument("--ledger", type=Path, default=None, help="SQLite file of scores (default: $SBX_HOME/ledger.sqlite)")
+    r.add_argument("--artifacts", type=Path, default=None,
+                   help="folder holding each run's delivered repo as RUN_ID/ (default: $SBX_HOME/runs)")
+    r.add_argument("--parallel", type=int, default=2, help="scorer containers at once (default 2)")
+    r.add_argument("--force", action="store_true", help="score pairs that already have a score again")
+    _option_args(r)
+    r.set_defaults(handler=_rescore)
+
+
+def _options(args: argparse.Namespace) -> Any:
+    from orchestrator.scoring import ScoreOptions
+
+    given = {"batch_rows": args.batch_rows, "check_rows": args.check_rows, "seed": args.seed,
+             "train_timeout_s": args.train_timeout, "predict_timeout_s": args.predict_timeout,
+             "memory_mb": args.memory_mb, "cpus": args.cpus}
+    try:
+        return ScoreOptions(**{k: v for k, v in given.items() if v is not None})
+    except ValueError as exc:
+        raise ConfigError(f"scoring options: {exc}") from None
+
+
+def _setup(args: argparse.Namespace) -> tuple[Any, Any, str, Path, Any]:
+    from orchestrator import engine
+    from orchestrator.images import resolve_image
+    from orchestrator.specs import load_task
+
+    task = load_task(args.task)
+    options = _options(args)
+    client = engine.client()
+    image = resolve_image(client, "scorer").tags[0]
+    return task, client, image, args.data_dir or task.data_dir(), options
+
+
+def _score(args: argparse.Namespace) -> int:
+    from orchestrator.scoring import score_repo
+
+    if not args.path.exists():
+        raise ConfigError(f"{args.path}: no such file or folder")
+    task, client, image, data_dir, options = _setup(args)
+    result = score_repo(client, args.path, data_dir, args.dataset, image=image, options=options,
+                        target=task.target, positive=task.positive_label)
+    if args.json:
+        print(json.dumps(result.to_json(), indent=2))
+    else:
+        print(format_result(result, str(args.path)))
+    return 0 if result.status == "scored" else 1
+
+
+def format_result(r: Any, what: str) -> str:
+    from orchestrator.scoring import REASONS
+
+    lines = [f"{'scored':<12} {what}  (artifact {(r.artifact_sha256 or '-')[:12]}, train.py {(r.train_sha256 or '-')[:12]})",
+             f"{'dataset':<12} {r.dataset}"]
+    if r.status == "scored":
+        lines += [
+            f"{'AUC':<12} {r.auc:.4f} ± {r.auc_se:.4f} (Hanley-McNeil SE), n {r.n}, {r.positives} positive",
+            f"{'AP':<12} {r.ap:.4f}",
+            f"{'batch check':<12} {r.rows_changed} of {r.rows_checked} rows changed in another batch (largest "
+            f"{r.max_abs_change:.3g}, tolerance {r.tolerance:g})" + ("  BATCH DEPENDENT" if r.batch_dependent else ""),
+            f"{'seconds':<12} {r.seconds:.1f} (train {r.train_seconds:.1f}, predict {r.predict_seconds:.1f})",
+        ]
+    else:
+        lines += [f"{'status':<12} unscorable: {r.reason} ({REASONS.get(r.reason, '')})",
+                  f"{'seconds':<12} {r.seconds:.1f}"]
+        if r.detail:
+            lines += ["", r.detail.rstrip()]
+    return "\n".join(lines)
+
+
+def _rescore(args: argparse.Namespace) -> int:
+    import sqlite3
+
+    from orchestrator import paths
+    from orchestrator.scoring import score_repo
+    from orchestrator.scoring.rescore import Progress, rescore
+    from orchestrator.scoring.store import ensure_schema
+
+    if args.study:
+        raise ConfigError("rescore --study needs the ledger's run list, which is not wired in yet; "
+                          "pass the runs with --run RUN_ID (repeatable)")
+    if not args.runs:
+        raise ConfigError("rescore: name at least one run with --run RUN_ID")
+    if args.parallel < 1:
+        raise ConfigError("rescore: --parallel must be at least 1")
+    artifacts = args.artifacts or paths.sbx_home() / "runs"
+    task, _client, image, data_dir, options = _setup(args)
+    ledger = args.ledger or paths.sbx_home() / "ledger.sqlite"
+    ledger.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(ledger)
+    ensure_schema(conn)
+
+    def score(run_id: str, folder: Path) -> Any:
+        import docker
+
+        if not folder.exists():
+            raise ConfigError(f"run {run_id}: no artifact at {folder}")
+        client = docker.from_env(timeout=120)  # one client per worker thread
+        try:
+            return score_repo(client, folder, data_dir, args.data, image=image, options=options, run_id=run_id,
+                              target=task.target, positive=task.positive_label)
+        finally:
+            client.close()
+
+    def line(p: Progress) -> str:
+        if p.error:
+            return f"[{p.done}/{p.total}] {p.run_id} {args.data}: error: {p.error}"
+        r = p.result
+        what = f"AUC {r.auc:.4f}" + (" batch_dependent" if r.batch_dependent else "") if r.status == "scored" \
+            else f"unscorable: {r.reason}"
+        return f"[{p.done}/{p.total}] {p.run_id} {args.data}: {what} ({r.seconds:.1f}s)"
+
+    try:
+        if sys.stdout.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as Bar
+
+            with Bar(TextColumn("rescore {task.description}"), BarColumn(), MofNCompleteColumn(),
+                     TimeElapsedColumn()) as bar:
+                tid = bar.add_task(args.data, total=None)
+
+                def on_progress(p: Progress) -> None:
+                    bar.update(tid, completed=p.done, total=p.total)
+                    bar.console.print(line(p))
+
+                report = rescore(conn, args.runs, args.data, artifact_dir=lambda r: artifacts / r, score=score,
+                                 parallel=args.parallel, on_progress=on_progress, force=args.force)
+        else:
+            report = rescore(conn, args.runs, args.data, artifact_dir=lambda r: artifacts / r, score=score,
+                             parallel=args.parallel, on_progress=lambda p: print(line(p), flush=True),
+                             force=args.force)
+    finally:
+        conn.close()
+    print(f"rescore {args.data}: {len(report.scored)} scored, {len(report.skipped)} already had a score, "
+          f"{len(report.errors)} failed (run again to retry them)")
+    return 0 if report.ok else 1

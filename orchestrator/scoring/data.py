@@ -1,0 +1,95 @@
+"""The data of a scoring, read on the host: pristine train/eval files and a hidden set's features and labels.
+
+The features are kept as raw CSV lines so each batch reaches predict_proba exactly as a raw read of the
+file would; the labels never leave this process.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from orchestrator.failures import DataError
+from orchestrator.scoring.metrics import read_labels
+
+DATASETS = ("holdout", "later")
+TRAIN, EVAL = "train.csv", "eval.csv"
+
+
+@dataclass(frozen=True)
+class HiddenSet:
+    name: str
+    header: bytes           # the features file's header line, with its newline
+    lines: tuple[bytes, ...]  # one data line per row, with newlines
+    labels: np.ndarray      # 0/1, same order
+
+    @property
+    def n(self) -> int:
+        return len(self.lines)
+
+    def batch_csv(self, rows: np.ndarray) -> bytes:
+        return self.header + b"".join(self.lines[i] for i in rows)
+
+
+def _header(path: Path) -> list[str]:
+    try:
+        with open(path, "rb") as f:
+            return f.readline().decode("utf-8").strip().split(",")
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not UTF-8 text") from None
+
+
+def pristine_files(data_dir: Path) -> dict[str, Path]:
+    """data/train.csv and data/eval.csv of the scored repo, from the prepared folder."""
+    files = {name: data_dir / name for name in (TRAIN, EVAL)}
+    for path in files.values():
+        if not path.is_file():
+            raise DataError(f"{path}: missing; run `sbx data prepare` first")
+    return files
+
+
+@functools.lru_cache(maxsize=4)
+def _load(features: Path, labels: Path, mtimes: tuple[float, float], target: str, positive: str,
+          negative: str, train_columns: tuple[str, ...]) -> HiddenSet:
+    del mtimes  # part of the cache key only
+    try:
+        raw = features.read_bytes()
+    except OSError as exc:
+        raise DataError(f"{features}: cannot read ({exc.strerror})") from None
+    lines = raw.splitlines(keepends=True)
+    if not lines:
+        raise DataError(f"{features}: empty file")
+    header, body = lines[0], [ln if ln.endswith(b"\n") else ln + b"\n" for ln in lines[1:] if ln.strip()]
+    if not header.endswith(b"\n"):
+        header += b"\n"
+    columns = header.decode("utf-8", errors="replace").strip().split(",")
+    expected = [c for c in train_columns if c != target]
+    if columns != expected:
+        raise DataError(f"{features}: columns {columns} differ from train.csv's features {expected}")
+    y = read_labels(labels, target, positive, negative)
+    if len(y) != len(body):
+        raise DataError(f"{features}: {len(body)} lines but {labels.name} has {len(y)} labels "
+                        f"(a quoted field spanning lines is not supported)")
+    return HiddenSet(name=features.name.split(".")[0], header=header, lines=tuple(body), labels=y)
+
+
+def load_hidden(data_dir: Path, dataset: str, *, target: str = "dep_delayed_15min", positive: str = "Y",
+                negative: str = "N") -> HiddenSet:
+    """`<dataset>.features.csv` and `<dataset>.labels.csv` of a prepared folder, checked against train.csv."""
+    if dataset not in DATASETS:
+        raise DataError(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}")
+    features, labels = data_dir / f"{dataset}.features.csv", data_dir / f"{dataset}.labels.csv"
+    for path in (features, labels):
+        if not path.is_file():
+            raise DataError(f"{path}: missing; run `sbx data prepare` first")
+    train_columns = tuple(_header(pristine_files(data_dir)[TRAIN]))
+    if target not in train_columns:
+        raise DataError(f"{data_dir / TRAIN}: no label column {target!r}")
+    hidden = _load(features.resolve(), labels.resolve(), (features.stat().st_mtime, labels.stat().st_mtime),
+                   target, positive, negative, train_columns)
+    return HiddenSet(name=dataset, header=hidden.header, lines=hidden.lines, labels=hidden.labels)
