@@ -34,6 +34,9 @@ TRAIN_METHOD_ROLES = Roles(
     positions=(0, 1, 2),
     keywords=frozenset({"X", "y", "sample_weight", "xgb_model", "init_model", "base_margin", "init_score"}),
 )
+#: parts of estimator class names that learn from labels even when fit() is given a single argument
+#: (a CatBoost Pool or an xgboost DMatrix carries its labels inside)
+SUPERVISED_ESTIMATORS = ("Classifier", "Regressor", "CatBoost", "LGBM", "XGB", "Booster", "Ranker")
 #: library functions that train, with their training-data arguments (`evals=` / `valid_sets=` allowed)
 TRAIN_FUNCTIONS: dict[str, Roles] = {
     "xgboost.train": Roles((1,), frozenset({"dtrain", "xgb_model"})),
@@ -132,6 +135,8 @@ SHAPE_ARGS: dict[str, Roles] = {
     "numpy.reshape": Roles((1,), frozenset({"newshape", "shape"})),
     "numpy.linspace": Roles((2,), frozenset({"num"})),
 }
+#: functions that cut their first argument into chunks of rows
+SPLITTING_FUNCTIONS = frozenset({"numpy.array_split", "numpy.split"})
 SHAPE_METHOD_ARGS: dict[str, Roles] = {
     "reshape": Roles(all_positional=True),
     "head": Roles(all_positional=True, keywords=frozenset({"n"})),

@@ -120,7 +120,8 @@ def _merge(states: list[State | None]) -> State | None:
     return out
 
 
-def _locals_of(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> tuple[frozenset[str], frozenset[str]]:
+def _locals_of(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda,
+               walrus: bool = True) -> tuple[frozenset[str], frozenset[str]]:
     """Names a function binds (its locals) and names it declares global or nonlocal."""
     bound: set[str] = set()
     declared: set[str] = set()
@@ -130,29 +131,58 @@ def _locals_of(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> tup
     for a in (args.vararg, args.kwarg):
         if a is not None:
             bound.add(a.arg)
-    body = [node.body] if isinstance(node, ast.Lambda) else node.body
-    stack: list[ast.AST] = list(body)  # type: ignore[arg-type]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, ast.Global | ast.Nonlocal):
-            declared.update(n.names)
-        elif isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store | ast.Del):
-            bound.add(n.id)
-        elif isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(n.name)
-            stack.extend(n.decorator_list)
-            continue  # its body has its own scope
-        elif isinstance(n, ast.Lambda | ast.ListComp | ast.SetComp | ast.DictComp | ast.GeneratorExp):
-            continue
-        elif isinstance(n, ast.Import | ast.ImportFrom):
-            for alias in n.names:
-                bound.add((alias.asname or alias.name).split(".")[0])
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            bound.add(n.name)
-        elif isinstance(n, ast.MatchAs | ast.MatchStar) and n.name:
-            bound.add(n.name)
-        stack.extend(ast.iter_child_nodes(n))
+    if isinstance(node, ast.Lambda):
+        return frozenset(bound), frozenset()
+    for stmt in _statements(node.body):
+        if isinstance(stmt, ast.Global | ast.Nonlocal):
+            declared.update(stmt.names)
+        elif isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(stmt.name)
+        elif isinstance(stmt, ast.Import | ast.ImportFrom):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in stmt.names)
+        targets: list[ast.AST] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, ast.AugAssign | ast.AnnAssign | ast.For | ast.AsyncFor):
+            targets = [stmt.target]
+        elif isinstance(stmt, ast.With | ast.AsyncWith):
+            targets = [i.optional_vars for i in stmt.items if i.optional_vars is not None]
+        elif isinstance(stmt, ast.Try | ast.TryStar):
+            bound.update(h.name for h in stmt.handlers if h.name)
+        elif isinstance(stmt, ast.Match):
+            targets = [c.pattern for c in stmt.cases]
+        for target in targets:
+            for sub in ast.walk(target):
+                if isinstance(sub, ast.Name):
+                    bound.add(sub.id)
+                elif isinstance(sub, ast.MatchAs | ast.MatchStar) and sub.name:
+                    bound.add(sub.name)
+        for child in ast.iter_child_nodes(stmt) if walrus else ():
+            if isinstance(child, ast.expr) and _has_walrus(child):
+                bound.update(n.target.id for n in ast.walk(child) if isinstance(n, ast.NamedExpr))
     return frozenset(bound - declared), frozenset(declared)
+
+
+def _statements(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Every statement in a block and its nested blocks, not entering nested functions or classes."""
+    out: list[ast.stmt] = []
+    stack = list(reversed(body))
+    while stack:
+        stmt = stack.pop()
+        out.append(stmt)
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for attr in ("body", "orelse", "finalbody"):
+            stack.extend(reversed(getattr(stmt, attr, None) or []))
+        for handler in getattr(stmt, "handlers", None) or []:
+            stack.extend(reversed(handler.body))
+        for case in getattr(stmt, "cases", None) or []:
+            stack.extend(reversed(case.body))
+    return out
+
+
+def _has_walrus(expr: ast.expr) -> bool:
+    return any(isinstance(n, ast.NamedExpr) for n in ast.walk(expr))
 
 
 def _decorator_names(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> set[str]:
@@ -195,6 +225,8 @@ class Interpreter:
     def __init__(self, tree: ast.Module, source: str, layout: TaskLayout, budget: int = DEFAULT_BUDGET) -> None:
         self.tree = tree
         self.lines = source.splitlines()
+        #: whether any `:=` may bind names inside expressions (a text test spares walking every expression)
+        self._walrus = ":=" in source
         self.layout = layout
         self.budget = budget
         self.hits: dict[tuple[Role, Kind, str, int, int], SinkHit] = {}
@@ -203,6 +235,7 @@ class Interpreter:
         self.stack: list[int] = []
         self.reached: set[int] = set()
         self._locals_cache: dict[int, tuple[frozenset[str], frozenset[str]]] = {}
+        self._names_cache: dict[int, tuple[tuple[str, ast.AST], ...]] = {}
         self._loop_lift: dict[int, tuple[set[str], set[str]]] = {}
         #: the state of the statement being interpreted (names for evidence are looked up in it)
         self._current_state: State = {}
@@ -318,20 +351,35 @@ class Interpreter:
         if node is None:
             return ()
         out: list[str] = []
-        # `df.drop` in `df.drop(...)` is a method, not a variable: its receiver `df` is the name to show
-        methods = {id(c.func) for c in ast.walk(node) if isinstance(c, ast.Call)}
-        for sub in ast.walk(node):
-            if id(sub) in methods:
+        for name, sub in self._name_nodes(node):
+            if name in out:
                 continue
-            if isinstance(sub, ast.Attribute | ast.Name):
-                name = _dotted(sub)
-                if name is None or name in out:
-                    continue
-                value = self._peek(sub, state)
-                if value is not None and value.total.has(kind):
-                    out.append(name)
+            value = self._peek(sub, state)
+            if value is not None and value.total.has(kind):
+                out.append(name)
         # keep only the most specific chain: "self.enc" rather than "self" as well
         return tuple(n for n in out if not any(o != n and o.startswith(n + ".") for o in out))
+
+    def _name_nodes(self, node: ast.AST) -> tuple[tuple[str, ast.AST], ...]:
+        """Names and attribute chains in `node`, in source order, computed once per node."""
+        cached = self._names_cache.get(id(node))
+        if cached is not None:
+            return cached
+        # `df.drop` in `df.drop(...)` is a method, not a variable: its receiver `df` is the name to show
+        methods: set[int] = set()
+        found: list[tuple[str, ast.AST]] = []
+        for sub in ast.walk(node):  # breadth first: a call is seen before its function
+            if isinstance(sub, ast.Call):
+                methods.add(id(sub.func))
+                continue
+            if id(sub) in methods or not isinstance(sub, ast.Attribute | ast.Name):
+                continue
+            name = _dotted(sub)
+            if name is not None:
+                found.append((name, sub))
+        found.sort(key=lambda pair: (getattr(pair[1], "lineno", 0), getattr(pair[1], "col_offset", 0)))
+        result = self._names_cache[id(node)] = tuple(found)
+        return result
 
     def _peek(self, node: ast.AST, state: State) -> Value | None:
         """The value of a name or attribute chain, without interpreting calls."""
@@ -1263,7 +1311,10 @@ class Interpreter:
                 out = out.join(v.total)
             return Value(base=out), {}
         self._tick()
-        local_names, declared = self._locals_cache.setdefault(id(node), _locals_of(node))
+        cached = self._locals_cache.get(id(node))
+        if cached is None:
+            cached = self._locals_cache[id(node)] = _locals_of(node, self._walrus)
+        local_names, declared = cached
         frame = _Frame(
             name=func.qualname,
             globals=self.frame.globals if not self.frame.is_module else self._current_state,
@@ -1438,17 +1489,15 @@ def _function_owners(tree: ast.Module) -> list[tuple[ast.FunctionDef | ast.Async
     """Every function of the file with the name of the module-level class it belongs to, if any."""
     out: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str | None]] = []
 
-    def visit(node: ast.AST, owner: str | None) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
-                out.append((child, owner))
-                visit(child, None)
-            elif isinstance(child, ast.ClassDef):
-                visit(child, child.name if isinstance(node, ast.Module) else None)
-            else:
-                visit(child, owner)
+    def visit(body: list[ast.stmt], owner: str | None, top: bool) -> None:
+        for stmt in _statements(body):
+            if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef):
+                out.append((stmt, owner))
+                visit(stmt.body, None, False)
+            elif isinstance(stmt, ast.ClassDef):
+                visit(stmt.body, stmt.name if top and stmt in body else None, False)
 
-    visit(tree, None)
+    visit(tree.body, None, True)
     return out
 
 
@@ -1480,8 +1529,9 @@ def _set_item(container: Value, key: Value, value: Value, is_slice: bool) -> Val
 
 
 def _drop_size(key: Value, is_slice: bool) -> Taints:
-    """A position or slice bound taken from the batch size selects rows; it is not a value of them."""
-    return key.total.only(lambda k: k is not Kind.BATCH_SIZE) if is_slice else key.total
+    """A position, slice bound or index array taken from the batch size (`df.iloc[i:i + n]`,
+    `out[idx] = ...` with `idx` from `np.arange(len(df))`) selects rows; it is not a value of them."""
+    return key.total.only(lambda k: k is not Kind.BATCH_SIZE)
 
 
 def _as_load(target: ast.expr) -> ast.expr:
@@ -1506,8 +1556,9 @@ def _accumulator_names(stmt: ast.For | ast.AsyncFor) -> tuple[set[str], set[str]
                 accumulators.add(base.id)
         elif isinstance(node, ast.Assign):
             for t in node.targets:
+                # `counts[value] = ...` groups by a computed key; `out[i:j] = ...` only places rows
                 if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and not isinstance(
-                    t.slice, ast.Constant
+                    t.slice, ast.Constant | ast.Slice
                 ):
                     keyed.add(t.value.id)
     return accumulators, keyed

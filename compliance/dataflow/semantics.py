@@ -170,6 +170,10 @@ def call_function(host: Host, qualname: str, site: CallSite) -> Value:
             return Value(base=_stat(host, _args_total(site), site, "cut() with bins from the data"))
     if qualname == "pandas.Categorical" and "categories" not in site.kwargs and len(site.args) < 2:
         return Value(base=_stat(host, _args_total(site), site, "Categorical() with levels from the data"))
+    if qualname in lib.SPLITTING_FUNCTIONS and site.args:
+        # a list of chunks, each a slice of rows of the first argument (not one row each)
+        chunk = Value(base=site.args[0].total)
+        return Value(base=_args_total(site, shape=lib.SHAPE_ARGS.get(qualname)), elem=chunk)
     if qualname in {"copy.copy", "copy.deepcopy"} and site.args:
         return site.args[0]
     if qualname in {"pandas.DataFrame", "pandas.Series"} and site.args and site.args[0].fields is not None \
@@ -222,7 +226,8 @@ def _call_builtin(host: Host, qualname: str, site: CallSite) -> Value | None:
         parts = [a.element() for a in site.args]
         if name == "enumerate":
             parts = [CLEAN, *parts]
-        return Value(elem=Value(items=tuple(parts)))
+        # the base keeps what is being iterated over (the batch's rows) visible to the loop
+        return Value(base=_args_total(site), elem=Value(items=tuple(parts)))
     if name in {"map", "filter"} and len(site.args) >= 2:
         iterable = site.args[1]
         if name == "filter":
@@ -295,10 +300,22 @@ def call_method(host: Host, receiver: Value, name: str, site: CallSite) -> Effec
     return Effect(*_data_method(host, receiver, name, site))
 
 
+def _supervised(receiver: Value, site: CallSite) -> bool:
+    """Whether a fit learns from labels: it is given a y, or the estimator is a model that always does.
+    A label-free fit (a scaler, an encoder, a clustering) is not itself training on the data it sees; what
+    it learned is followed instead, into whatever it transforms."""
+    if len(site.args) >= 2 or "y" in site.kwargs or site.star is not None:
+        return True
+    ref = receiver.ref
+    return isinstance(ref, LibRef) and any(m in ref.qualname for m in lib.SUPERVISED_ESTIMATORS)
+
+
 def _fit(host: Host, receiver: Value, name: str, site: CallSite) -> Effect:
     trained = Taints()
+    supervised = _supervised(receiver, site)
     for value, node, label in _role_values(site, lib.TRAIN_METHOD_ROLES):
-        host.hit(Role.TRAIN, value, node, site, f"{name} ({label})")
+        if supervised:
+            host.hit(Role.TRAIN, value, node, site, f"{name} ({label})")
         trained = trained.join(_stat(host, value.total, site, f"{name}()"))
     fitted = receiver.with_base(trained)
     if name in {"fit", "partial_fit"}:
