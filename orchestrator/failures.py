@@ -107,3 +107,12 @@ class IllegalTransition(SbxError, RuntimeError):
     def __init__(self, current: str, target: str) -> None:
         super().__init__(f"illegal run transition {current} -> {target}")
         self.current, self.target = current, target
+
+
+# --- the ledger, as other parts see it ----------------------------------------------------------------
+
+
+class LedgerUnavailable(SbxError):
+    """The ledger file, or a table a command needs in it, does not exist (yet)."""
+
+    failure_class = "config"

@@ -16,6 +16,7 @@ _GROUPS = (
     "orchestrator.cli.data",
     "orchestrator.cli.images",
     "orchestrator.cli.demo",
+    "orchestrator.cli.audit",
 )
 
 
