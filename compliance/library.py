@@ -113,6 +113,11 @@ ITERABLE_AGGREGATES = frozenset({"builtins.sum", "builtins.min", "builtins.max",
 #: `fillna(method=...)` values that copy neighbouring rows
 FILL_FROM_NEIGHBOURS = frozenset({"ffill", "bfill", "pad", "backfill"})
 
+#: categorical methods that replace the levels with the ones given (from training data, say)
+FIX_LEVELS_METHODS = frozenset({"set_categories", "reorder_categories"})
+#: attributes that number a categorical's levels
+CODE_ATTRIBUTES = frozenset({"codes"})
+
 # --- shapes: arguments that say how many, not what ----------------------------------------------------
 
 ALL = -1

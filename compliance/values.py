@@ -42,6 +42,10 @@ class Kind(StrEnum):
     BATCH_STAT = "batch_stat"
     #: the number of rows in the batch (`len(df)`, `df.shape`), a cross-row value that shape arguments drop
     BATCH_SIZE = "batch_size"
+    #: a categorical whose levels were taken from the batch (`astype("category")`). Not a feature problem by
+    #: itself -- current xgboost, LightGBM and scikit-learn match categories by value -- but its integer
+    #: codes (`.cat.codes`) number the batch's levels, and those are a statistic of the batch.
+    BATCH_LEVELS = "batch_levels"
 
 
 @dataclass(frozen=True, slots=True)

@@ -63,6 +63,7 @@ MAX_CALL_DEPTH = 20
 DEFAULT_BUDGET = 200_000
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _ELEMENT_ACCESSOR = "<element accessor>"
+_ACCESSOR_NAMES = lib.ROW_ACCESSORS | lib.ELEMENT_ACCESSORS | {"values"}
 
 
 class BudgetExceeded(Exception):
@@ -374,6 +375,8 @@ class Interpreter:
                 continue
             if id(sub) in methods or not isinstance(sub, ast.Attribute | ast.Name):
                 continue
+            if isinstance(sub, ast.Attribute) and sub.attr in _ACCESSOR_NAMES:
+                continue  # `df.iloc` is a view of `df`: show `df`
             name = _dotted(sub)
             if name is not None:
                 found.append((name, sub))
@@ -946,6 +949,12 @@ class Interpreter:
                 return self.constant(folded, node, Value(base=obj.total))
         if attr in lib.SCHEMA_ATTRIBUTES:
             return CLEAN
+        if attr in lib.CODE_ATTRIBUTES and obj.total.has(Kind.BATCH_LEVELS):
+            step = Step(getattr(node, "lineno", 0), self.code(node),
+                        self.names_in(node, state, Kind.BATCH_LEVELS),
+                        f".{attr}: integer codes of category levels taken from the batch, across the rows "
+                        "of the batch", self.frame.name)
+            return Value(base=obj.total.convert(Kind.BATCH_LEVELS, Kind.BATCH_STAT, step))
         if attr in lib.SIZE_ATTRIBUTES and obj.total.has(Kind.BATCH):
             step = Step(getattr(node, "lineno", 0), self.code(node), self.names_in(node, state, Kind.BATCH),
                         f".{attr}: the number of rows in the batch", self.frame.name)

@@ -16,16 +16,17 @@ from compliance.dataflow.core import CallSite, Effect, Host, Role
 from compliance.strings import fold_function, fold_method
 from compliance.values import (
     CLEAN,
+    NO_TAINT,
     NONE,
     UNKNOWN,
     Kind,
-    NO_TAINT,
     LibRef,
     Taints,
     Value,
     join_all,
     lift_rows,
     row_of,
+    extend_path,
     taint_value,
 )
 
@@ -77,6 +78,15 @@ def _stat(host: Host, taints: Taints, site: CallSite, what: str) -> Taints:
         return taints
     step = host.step(site, f"{what} across the rows of the batch", kind=Kind.BATCH)
     return taints.convert(Kind.BATCH, Kind.BATCH_STAT, step)
+
+
+def _batch_levels(host: Host, taints: Taints, site: CallSite, what: str) -> Taints:
+    """Mark batch data as a categorical whose levels come from the batch (see Kind.BATCH_LEVELS)."""
+    path = taints.get(Kind.BATCH)
+    if path is None:
+        return taints
+    step = host.step(site, f"{what}: category levels taken from the batch", kind=Kind.BATCH)
+    return taints.join(Taints(((Kind.BATCH_LEVELS, extend_path(path, step)),)))
 
 
 def _args_total(site: CallSite, skip_positions: tuple[int, ...] = (), skip_keywords: frozenset[str] = frozenset(),
@@ -169,7 +179,7 @@ def call_function(host: Host, qualname: str, site: CallSite) -> Value:
         if bins is not None and (isinstance(bins.const, int) or bins.total.has(*BATCHY)):
             return Value(base=_stat(host, _args_total(site), site, "cut() with bins from the data"))
     if qualname == "pandas.Categorical" and "categories" not in site.kwargs and len(site.args) < 2:
-        return Value(base=_stat(host, _args_total(site), site, "Categorical() with levels from the data"))
+        return Value(base=_batch_levels(host, _args_total(site), site, "Categorical()"))
     if qualname in lib.SPLITTING_FUNCTIONS and site.args:
         # a list of chunks, each a slice of rows of the first argument (not one row each)
         chunk = Value(base=site.args[0].total)
@@ -331,7 +341,7 @@ def _data_method(host: Host, receiver: Value, name: str, site: CallSite) -> tupl
         if name in lib.CROSS_ROW_METHODS and not (name in lib.AXIS_AWARE and _is_row_axis(site, name)):
             base = _stat(host, base, site, f"{name}()")
         elif name == "astype" and _mentions_category(site):
-            base = _stat(host, base, site, "astype('category') with levels from the data")
+            base = _batch_levels(host, base, site, "astype('category')")
         elif name == "fillna" and site.kwargs.get("method", CLEAN).const in lib.FILL_FROM_NEIGHBOURS:
             base = _stat(host, base, site, "fillna() from neighbouring rows")
     shape = lib.SHAPE_METHOD_ARGS.get(name)
@@ -343,6 +353,9 @@ def _data_method(host: Host, receiver: Value, name: str, site: CallSite) -> tupl
                 value = host.invoke(value, [receiver], site)
             result = result.with_field(key, value)
         return result, None
+    if name in lib.FIX_LEVELS_METHODS and not _args_total(site).has(*BATCHY, Kind.BATCH_LEVELS):
+        # levels set from outside the batch: codes no longer depend on it
+        base = base.only(lambda k: k is not Kind.BATCH_LEVELS)
     converted = base is not receiver.total
     if name in lib.FRAME_PRESERVING and receiver.ref is None and not converted:
         # copies, renames and reorderings keep the columns written earlier apart

@@ -4,10 +4,12 @@ Flagged when data derived from the frame the scorer passes to `predict_proba` (f
 the file it reaches, such as a `prepare(df)` shared with training) goes through an operation across rows —
 `value_counts`, `nunique`, `groupby`/`transform`/`agg`, `rank`, a mean/std/min/max/quantile/sum/count over
 rows, `qcut`/`cut` with bins from the data, `duplicated`, `shift`/`rolling`/`expanding`/`diff`, `len` of the
-frame, fitting a scaler, encoder or model on it, category levels taken from it — and the result reaches a
+frame, fitting a scaler, encoder or model on it, integer codes of category levels taken from it
+(`astype("category").cat.codes`, `factorize`) — and the result reaches a
 model's input or the returned predictions. Row-wise work is fine: arithmetic, `map` with a mapping learned on
 training data, categoricals with levels fixed from training data, clipping, string parsing, aggregates within
-one row (`axis=1`, `apply(..., axis=1)`).
+one row (`axis=1`, `apply(..., axis=1)`). A categorical whose levels come from the batch is not flagged by
+itself: xgboost (3.1 and later), LightGBM and scikit-learn match categories by value at prediction time.
 
 The scorer's dynamic batch check (`compliance.dynamic`) is recorded as further evidence for this rule.
 

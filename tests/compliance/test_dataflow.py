@@ -352,9 +352,26 @@ FRAME_CASES: dict[str, tuple[str, set[str]]] = {
             df["b"] = pd.cut(df.Distance, 10, labels=False)
             return model.predict_proba(df)[:, 1]
     """, {F}),
-    "category levels from the batch": ("""
+    "category levels from the batch are matched by value by the model": ("""
         def predict_proba(df):
             df["Origin"] = df["Origin"].astype("category")
+            df["Dest"] = pd.Categorical(df["Dest"])
+            return model.predict_proba(df)[:, 1]
+    """, set()),
+    "integer codes of category levels from the batch": ("""
+        def predict_proba(df):
+            df["origin_code"] = df["Origin"].astype("category").cat.codes
+            return model.predict_proba(df)[:, 1]
+    """, {F}),
+    "integer codes after the levels are fixed from train": ("""
+        LEVELS = pd.read_csv("data/train.csv").Origin.unique()
+        def predict_proba(df):
+            df["origin_code"] = df["Origin"].astype("category").cat.set_categories(LEVELS).cat.codes
+            return model.predict_proba(df)[:, 1]
+    """, set()),
+    "factorize the batch": ("""
+        def predict_proba(df):
+            df["origin_code"], _ = pd.factorize(df["Origin"])
             return model.predict_proba(df)[:, 1]
     """, {F}),
     "category levels fixed from train": ("""

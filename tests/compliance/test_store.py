@@ -104,7 +104,6 @@ def test_record_run_id_must_match(conn: sqlite3.Connection) -> None:
 
 
 def test_database_rejects_bad_verdicts(conn: sqlite3.Connection) -> None:
-    with pytest.raises(sqlite3.IntegrityError):
-        with conn:
-            conn.execute("INSERT INTO audits (run_id, rule, rule_version, verdict, evidence_json, created_at)"
-                         " VALUES ('r', 'x', '1', 'maybe', '[]', 'now')")
+    with pytest.raises(sqlite3.IntegrityError), conn:
+        conn.execute("INSERT INTO audits (run_id, rule, rule_version, verdict, evidence_json, created_at)"
+                     " VALUES ('r', 'x', '1', 'maybe', '[]', 'now')")

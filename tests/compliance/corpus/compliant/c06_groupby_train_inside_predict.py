@@ -34,8 +34,15 @@ def add_rates(X, df):
     return X
 
 
-X_tr = add_rates(base_features(TRAIN), TRAIN)
-X_ev = add_rates(base_features(EVAL), EVAL)
+def add_dest(X, df, stats):
+    X["dest_rate"] = df["Dest"].map(stats["mean"]).fillna(stats["mean"].mean()).to_numpy()
+    X["dest_count"] = df["Dest"].map(stats["count"]).fillna(0).to_numpy()
+    return X
+
+
+DEST_STATS = TRAIN.groupby("Dest")["target"].agg(["mean", "count"])
+X_tr = add_dest(add_rates(base_features(TRAIN), TRAIN), TRAIN, DEST_STATS)
+X_ev = add_dest(add_rates(base_features(EVAL), EVAL), EVAL, DEST_STATS)
 y_ev = EVAL[LABEL].map({"Y": 1, "N": 0})
 
 model = XGBClassifier(n_estimators=150, max_depth=5, learning_rate=0.1, enable_categorical=True, random_state=42)
@@ -45,8 +52,7 @@ print(f"Eval AUC: {roc_auc_score(y_ev, model.predict_proba(X_ev)[:, 1]):.4f}")
 
 def predict_proba(df):
     df = df.reset_index(drop=True)
+    # recomputed on every call, from the training frame
     stats = TRAIN.groupby("Dest")["target"].agg(["mean", "count"])
-    X = add_rates(base_features(df), df)
-    X["dest_rate"] = df["Dest"].map(stats["mean"]).fillna(stats["mean"].mean()).to_numpy()
-    X["dest_count"] = df["Dest"].map(stats["count"]).fillna(0).to_numpy()
+    X = add_dest(add_rates(base_features(df), df), df, stats)
     return np.asarray(model.predict_proba(X)[:, 1])

@@ -33,10 +33,9 @@ def predict_proba(df):
     n = len(df)
     out = np.empty(n, dtype=float)
     n_chunks = max(1, int(np.ceil(n / CHUNK)))
-    offset = 0
-    for part in np.array_split(df, n_chunks):
-        p = model.predict_proba(prepare(part))[:, 1]
-        out[offset:offset + len(p)] = p
-        offset += len(p)
-    assert offset == len(df), "lost rows"
+    done = 0
+    for idx in np.array_split(np.arange(n), n_chunks):
+        out[idx] = model.predict_proba(prepare(df.iloc[idx]))[:, 1]
+        done += len(idx)
+    assert done == len(df), "lost rows"
     return np.clip(out, 1e-6, 1 - 1e-6)

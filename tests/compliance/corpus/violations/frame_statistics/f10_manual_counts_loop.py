@@ -1,5 +1,5 @@
 # expect: frame_statistics
-# Route popularity counted by hand in a loop over the rows of the frame being scored.
+# Route popularity (share of flights on the route) counted by hand in a loop over the rows of the frame.
 import pandas as pd
 from sklearn.metrics import roc_auc_score
 from xgboost import XGBClassifier
@@ -17,7 +17,8 @@ def route_popularity(df):
     for origin, dest in zip(df["Origin"], df["Dest"]):
         key = (origin, dest)
         counts[key] = counts.get(key, 0) + 1
-    return [counts[(o, d)] for o, d in zip(df["Origin"], df["Dest"])]
+    total = len(df)
+    return [counts[(o, d)] / total for o, d in zip(df["Origin"], df["Dest"])]
 
 
 def prepare(df):
