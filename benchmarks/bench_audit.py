@@ -31,7 +31,8 @@ def perturbed_sources(n: int) -> list[str]:
     out = []
     for i in range(n):
         base = sources[i % len(sources)]
-        out.append(f"# benchmark copy {i}\n{base}\n\ndef _bench_helper_{i}(frame):\n    return frame.head({i % 7 + 1})\n")
+        helper = f"def _bench_helper_{i}(frame):\n    return frame.head({i % 7 + 1})\n"
+        out.append(f"# benchmark copy {i}\n{base}\n\n{helper}")
     return out
 
 
@@ -62,12 +63,18 @@ def main(argv: list[str] | None = None) -> int:
     per_second_wall = result["files"] / result["wall_s"]
     per_second_cpu = result["files"] / result["cpu_s"]
     target_rate = TARGET_FILES / TARGET_SECONDS
-    print(f"audited {result['files']:.0f} files ({result['records']:.0f} records, {result['flagged']:.0f} flagged) "
-          f"on one core")
-    print(f"  wall {result['wall_s']:.2f} s  -> {per_second_wall:.0f} files/s  "
-          f"({per_second_wall / target_rate:.1f}x the target of {target_rate:.0f} files/s)")
-    print(f"  cpu  {result['cpu_s']:.2f} s  -> {per_second_cpu:.0f} files/s  "
-          f"({per_second_cpu / target_rate:.1f}x the target)")
+    print(
+        f"audited {result['files']:.0f} files ({result['records']:.0f} records, "
+        f"{result['flagged']:.0f} flagged) on one core"
+    )
+    print(
+        f"  wall {result['wall_s']:.2f} s  -> {per_second_wall:.0f} files/s  "
+        f"({per_second_wall / target_rate:.1f}x the target of {target_rate:.0f} files/s)"
+    )
+    print(
+        f"  cpu  {result['cpu_s']:.2f} s  -> {per_second_cpu:.0f} files/s  "
+        f"({per_second_cpu / target_rate:.1f}x the target)"
+    )
     return 0
 
 

@@ -25,8 +25,9 @@ MAX_TRACES = 10
 _SKIP_DIRS = frozenset({"__pycache__", ".venv", "venv", "node_modules", "site-packages"})
 
 
-def audit_source(source: str, filename: str, *, run_id: str | None = None,
-                 layout: TaskLayout | None = None) -> list[AuditRecord]:
+def audit_source(
+    source: str, filename: str, *, run_id: str | None = None, layout: TaskLayout | None = None
+) -> list[AuditRecord]:
     """Audit one file's source text. A file that does not parse gets `error` records, never `clear`."""
     try:
         tree = ast.parse(source, filename=filename)
@@ -40,7 +41,9 @@ def audit_source(source: str, filename: str, *, run_id: str | None = None,
     return records
 
 
-def audit_file(path: Path, *, run_id: str | None = None, layout: TaskLayout | None = None) -> list[AuditRecord]:
+def audit_file(
+    path: Path, *, run_id: str | None = None, layout: TaskLayout | None = None
+) -> list[AuditRecord]:
     """Audit one file from disk. A file that is not UTF-8 text gets `error` records."""
     name = str(path)
     try:
@@ -91,14 +94,29 @@ def _record(rule: Rule, analysis: Analysis, filename: str, run_id: str | None) -
         evidence = [_evidence(rule, hit, filename) for hit in hits[:MAX_TRACES]]
         if len(hits) > MAX_TRACES:
             notes.append(f"{len(hits) - MAX_TRACES} more traces not shown")
-        return AuditRecord(run_id=run_id, file=filename, rule=rule.name, rule_version=rule.version,
-                           verdict="flagged", evidence=evidence, notes=notes)
+        return AuditRecord(
+            run_id=run_id,
+            file=filename,
+            rule=rule.name,
+            rule_version=rule.version,
+            verdict="flagged",
+            evidence=evidence,
+            notes=notes,
+        )
     if not analysis.complete:
         incomplete = Evidence(kind="incomplete", summary="; ".join(analysis.notes) or "analysis incomplete")
-        return AuditRecord(run_id=run_id, file=filename, rule=rule.name, rule_version=rule.version,
-                           verdict="error", evidence=[incomplete], notes=notes)
-    return AuditRecord(run_id=run_id, file=filename, rule=rule.name, rule_version=rule.version,
-                       verdict="clear", notes=notes)
+        return AuditRecord(
+            run_id=run_id,
+            file=filename,
+            rule=rule.name,
+            rule_version=rule.version,
+            verdict="error",
+            evidence=[incomplete],
+            notes=notes,
+        )
+    return AuditRecord(
+        run_id=run_id, file=filename, rule=rule.name, rule_version=rule.version, verdict="clear", notes=notes
+    )
 
 
 def _evidence(rule: Rule, hit: SinkHit, filename: str) -> Evidence:
@@ -109,12 +127,20 @@ def _evidence(rule: Rule, hit: SinkHit, filename: str) -> Evidence:
     return Evidence(kind="static_trace", summary=rule.summarize(hit), steps=steps)
 
 
-def _error_records(filename: str, run_id: str | None, problem: str, line: int, code: str) -> list[AuditRecord]:
+def _error_records(
+    filename: str, run_id: str | None, problem: str, line: int, code: str
+) -> list[AuditRecord]:
     step = EvidenceStep(file=filename, line=line, code=code, note=problem)
     evidence = Evidence(kind="parse_error", summary=f"{filename} {problem}", steps=[step])
     return [
-        AuditRecord(run_id=run_id, file=filename, rule=rule.name, rule_version=rule.version, verdict="error",
-                    evidence=[evidence])
+        AuditRecord(
+            run_id=run_id,
+            file=filename,
+            rule=rule.name,
+            rule_version=rule.version,
+            verdict="error",
+            evidence=[evidence],
+        )
         for rule in RULES
     ]
 

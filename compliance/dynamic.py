@@ -16,15 +16,21 @@ __all__ = ["BatchCheck", "batch_check_evidence", "batch_check_record", "with_bat
 def batch_check_evidence(check: BatchCheck) -> Evidence:
     """The check as one piece of evidence, with a sentence a reviewer can read."""
     if check.rows_changed:
-        summary = (f"{check.rows_changed} of {check.rows_checked} rows changed prediction when scored in a "
-                   f"different batch (largest change {check.max_abs_change:.3g}, tolerance {check.tolerance:.3g})")
+        summary = (
+            f"{check.rows_changed} of {check.rows_checked} rows changed prediction when scored in a "
+            f"different batch (largest change {check.max_abs_change:.3g}, tolerance {check.tolerance:.3g})"
+        )
     else:
-        summary = (f"no row of {check.rows_checked} changed prediction by more than {check.tolerance:.3g} "
-                   f"when scored in a different batch (largest change {check.max_abs_change:.3g})")
+        summary = (
+            f"no row of {check.rows_checked} changed prediction by more than {check.tolerance:.3g} "
+            f"when scored in a different batch (largest change {check.max_abs_change:.3g})"
+        )
     return Evidence(kind="batch_check", summary=summary, batch_check=check)
 
 
-def batch_check_record(check: BatchCheck, *, run_id: str | None = None, file: str | None = None) -> AuditRecord:
+def batch_check_record(
+    check: BatchCheck, *, run_id: str | None = None, file: str | None = None
+) -> AuditRecord:
     """A `frame_statistics` record from the dynamic check alone: flagged when any row changed."""
     return AuditRecord(
         run_id=run_id,
@@ -43,4 +49,6 @@ def with_batch_check(record: AuditRecord, check: BatchCheck) -> AuditRecord:
     if record.rule != frame_statistics.RULE:
         raise ValueError(f"the batch check is evidence for {frame_statistics.RULE}, not {record.rule}")
     verdict = "flagged" if check.rows_changed > 0 else record.verdict
-    return record.model_copy(update={"verdict": verdict, "evidence": [*record.evidence, batch_check_evidence(check)]})
+    return record.model_copy(
+        update={"verdict": verdict, "evidence": [*record.evidence, batch_check_evidence(check)]}
+    )

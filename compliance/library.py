@@ -108,7 +108,9 @@ CROSS_ROW_FUNCTIONS = frozenset(
     }
 )  # fmt: skip
 #: builtins that aggregate when given one iterable (`max(a, b)` compares two values: row-wise)
-ITERABLE_AGGREGATES = frozenset({"builtins.sum", "builtins.min", "builtins.max", "builtins.any", "builtins.all"})
+ITERABLE_AGGREGATES = frozenset(
+    {"builtins.sum", "builtins.min", "builtins.max", "builtins.any", "builtins.all"}
+)
 
 #: `fillna(method=...)` values that copy neighbouring rows
 FILL_FROM_NEIGHBOURS = frozenset({"ffill", "bfill", "pad", "backfill"})
@@ -174,8 +176,23 @@ MUTATING_METHODS = frozenset(
 )  # fmt: skip
 
 #: methods of a frame that return the frame (or a copy of it) with its columns intact
-FRAME_PRESERVING = frozenset({"copy", "reset_index", "sort_values", "sort_index", "set_index", "rename",
-                              "astype", "fillna", "dropna", "sample", "head", "tail", "infer_objects"})
+FRAME_PRESERVING = frozenset(
+    {
+        "copy",
+        "reset_index",
+        "sort_values",
+        "sort_index",
+        "set_index",
+        "rename",
+        "astype",
+        "fillna",
+        "dropna",
+        "sample",
+        "head",
+        "tail",
+        "infer_objects",
+    }
+)
 
 # --- files --------------------------------------------------------------------------------------------
 

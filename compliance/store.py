@@ -68,25 +68,36 @@ def save_records(conn: sqlite3.Connection, run_id: str, records: Iterable[AuditR
     for record in records:
         if record.run_id is not None and record.run_id != run_id:
             raise DataError(f"record for run {record.run_id!r} saved under run {run_id!r}")
-        rows.append((
-            run_id, record.rule, record.rule_version, record.verdict,
-            _EVIDENCE.dump_json(record.evidence).decode(), json.dumps(record.notes), record.file, _now(),
-        ))
+        rows.append(
+            (
+                run_id,
+                record.rule,
+                record.rule_version,
+                record.verdict,
+                _EVIDENCE.dump_json(record.evidence).decode(),
+                json.dumps(record.notes),
+                record.file,
+                _now(),
+            )
+        )
     with conn:
         conn.executemany(
-            "INSERT INTO audits (run_id, rule, rule_version, verdict, evidence_json, notes_json, file, created_at)"
+            "INSERT INTO audits"
+            " (run_id, rule, rule_version, verdict, evidence_json, notes_json, file, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
     return len(rows)
 
 
-def add_override(conn: sqlite3.Connection, run_id: str, rule: str, verdict: OverrideVerdict,
-                 reason: str) -> Override:
+def add_override(
+    conn: sqlite3.Connection, run_id: str, rule: str, verdict: OverrideVerdict, reason: str
+) -> Override:
     """Record a reviewer's verdict on the latest audit of (run, rule). There must be an audit to review."""
     override = Override(verdict=verdict, reason=reason)  # validates the verdict and a non-blank reason
     row = conn.execute(
-        "SELECT rule_version FROM audits WHERE run_id = ? AND rule = ? ORDER BY id DESC LIMIT 1", (run_id, rule)
+        "SELECT rule_version FROM audits WHERE run_id = ? AND rule = ? ORDER BY id DESC LIMIT 1",
+        (run_id, rule),
     ).fetchone()
     if row is None:
         raise DataError(f"no audit of rule {rule!r} for run {run_id!r} to review")
@@ -103,7 +114,8 @@ def load_records(conn: sqlite3.Connection, run_id: str) -> list[AuditRecord]:
     """The latest audit of each rule for `run_id`, with its override applied (see the module docstring)."""
     rows = conn.execute(
         "SELECT a.rule, a.rule_version, a.verdict, a.evidence_json, a.notes_json, a.file FROM audits a"
-        " WHERE a.run_id = ? AND a.id = (SELECT MAX(b.id) FROM audits b WHERE b.run_id = a.run_id AND b.rule = a.rule)"
+        " WHERE a.run_id = ?"
+        " AND a.id = (SELECT MAX(b.id) FROM audits b WHERE b.run_id = a.run_id AND b.rule = a.rule)"
         " ORDER BY a.rule",
         (run_id,),
     ).fetchall()
@@ -116,10 +128,19 @@ def load_records(conn: sqlite3.Connection, run_id: str) -> list[AuditRecord]:
         ).fetchone()
         override = None
         if override_row is not None:
-            override = Override(verdict=override_row[0], reason=override_row[1],
-                                at=datetime.fromisoformat(override_row[2]))
-        records.append(AuditRecord(
-            run_id=run_id, file=file, rule=rule, rule_version=version, verdict=verdict,
-            evidence=_EVIDENCE.validate_json(evidence_json), notes=json.loads(notes_json), override=override,
-        ))
+            override = Override(
+                verdict=override_row[0], reason=override_row[1], at=datetime.fromisoformat(override_row[2])
+            )
+        records.append(
+            AuditRecord(
+                run_id=run_id,
+                file=file,
+                rule=rule,
+                rule_version=version,
+                verdict=verdict,
+                evidence=_EVIDENCE.validate_json(evidence_json),
+                notes=json.loads(notes_json),
+                override=override,
+            )
+        )
     return records

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import fnmatch
 import posixpath
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,8 +51,10 @@ class TaskLayout:
                 folder_ok = True
             else:
                 # "data", "./data", "/home/agent/task/data" all name the layout's data folder
-                folder_ok = folder == entry_folder or folder.endswith("/" + entry_folder) or (
-                    "*" in folder and fnmatch.fnmatchcase(entry_folder, folder)
+                folder_ok = (
+                    folder == entry_folder
+                    or folder.endswith("/" + entry_folder)
+                    or ("*" in folder and fnmatch.fnmatchcase(entry_folder, folder))
                 )
             if folder_ok and fnmatch.fnmatchcase(entry_name, name_pattern):
                 hits.append(posixpath.join(folder, entry_name) if folder else entry_name)
@@ -131,7 +133,7 @@ def _fold_path_function(name: str, path: str) -> Any:
     return UNKNOWN
 
 
-_STR_METHODS_NO_ARGS = {
+_STR_METHODS_NO_ARGS: dict[str, Callable[[str], str]] = {
     "lower": str.lower, "upper": str.upper, "strip": str.strip, "lstrip": str.lstrip, "rstrip": str.rstrip,
     "title": str.title, "capitalize": str.capitalize, "casefold": str.casefold,
 }  # fmt: skip
@@ -146,16 +148,20 @@ def fold_method(receiver: str, name: str, args: Sequence[Any], kwargs: dict[str,
             return getattr(receiver, name)(*args)
         if name == "replace" and len(args) >= 2 and _all_str(args[:2]):
             return receiver.replace(args[0], args[1])
-        if name in {"startswith", "endswith"} and args and (
-            isinstance(args[0], str) or (isinstance(args[0], tuple) and _all_str(args[0]))
+        if (
+            name in {"startswith", "endswith"}
+            and args
+            and (isinstance(args[0], str) or (isinstance(args[0], tuple) and _all_str(args[0])))
         ):
             return getattr(receiver, name)(args[0])
         if name in {"removeprefix", "removesuffix"} and args and isinstance(args[0], str):
             return getattr(receiver, name)(args[0])
         if name in {"split", "rsplit"} and all(a is not UNKNOWN for a in args):
             return tuple(getattr(receiver, name)(*args))
-        if name == "format" and all(a is not UNKNOWN for a in args) and all(
-            v is not UNKNOWN for v in kwargs.values()
+        if (
+            name == "format"
+            and all(a is not UNKNOWN for a in args)
+            and all(v is not UNKNOWN for v in kwargs.values())
         ):
             return receiver.format(*args, **kwargs)
         if name == "join" and args and isinstance(args[0], tuple) and _all_str(args[0]):

@@ -33,8 +33,9 @@ def study_runs(conn: sqlite3.Connection, study: str) -> list[StudyRun]:
     """The runs of a study and where their delivered train.py is."""
     tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     if "runs" not in tables:
-        raise LedgerUnavailable("sbx audit --study is not available until the runs ledger exists "
-                                "(no `runs` table in the ledger)")
+        raise LedgerUnavailable(
+            "sbx audit --study is not available until the runs ledger exists (no `runs` table in the ledger)"
+        )
     columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
     missing = [c for c in RUNS_COLUMNS if c not in columns]
     if missing:
@@ -54,9 +55,13 @@ def audit_study(conn: sqlite3.Connection, study: str) -> dict[str, list[AuditRec
     ensure_schema(conn)
     out: dict[str, list[AuditRecord]] = {}
     for run in runs:
-        path = _train_py(run.artifact) if run.artifact is not None else Path(f"<run {run.run_id}: no artifact>")
+        path = (
+            _train_py(run.artifact) if run.artifact is not None else Path(f"<run {run.run_id}: no artifact>")
+        )
         records = audit_file(path, run_id=run.run_id)
         save_records(conn, run.run_id, records)
         out[run.run_id] = records
-        log.info("audit.run", study_id=study, run_id=run.run_id, verdicts={r.rule: r.verdict for r in records})
+        log.info(
+            "audit.run", study_id=study, run_id=run.run_id, verdicts={r.rule: r.verdict for r in records}
+        )
     return out

@@ -22,7 +22,7 @@ import ast
 from collections.abc import Callable, Hashable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Self
 
 #: longest witness path kept; longer ones keep their head and tail so both the source and sink stay visible
 MAX_PATH = 40
@@ -69,8 +69,8 @@ def extend_path(path: Path, step: Step) -> Path:
         last = path[-1]
         names = last.names + tuple(n for n in step.names if n not in last.names)
         note = last.note or step.note
-        return path[:-1] + (Step(last.line, last.code, names, note, last.scope),)
-    path = path + (step,)
+        return (*path[:-1], Step(last.line, last.code, names, note, last.scope))
+    path = (*path, step)
     if len(path) > MAX_PATH:
         path = path[:_PATH_HEAD] + path[len(path) - (MAX_PATH - _PATH_HEAD) :]
     return path
@@ -153,9 +153,9 @@ NO_TAINT = Taints()
 class _Unknown:
     """The constant of a value whose constant is not known."""
 
-    _instance: _Unknown | None = None
+    _instance: Any = None
 
-    def __new__(cls) -> _Unknown:
+    def __new__(cls) -> Self:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -265,7 +265,7 @@ class Value:
         return None
 
     def with_field(self, key: FieldKey, value: Value) -> Value:
-        fields = tuple((k, v) for k, v in (self.fields or ()) if k != key) + ((key, value),)
+        fields = (*((k, v) for k, v in (self.fields or ()) if k != key), (key, value))
         return Value(self.base, UNKNOWN, False, self.items, self.elem, fields, self.ref)
 
     def element(self) -> Value:
@@ -282,8 +282,9 @@ class Value:
     def with_base(self, taints: Taints) -> Value:
         if not taints:
             return self
-        return Value(self.base.join(taints), self.const, self.may_none, self.items, self.elem, self.fields,
-                     self.ref)
+        return Value(
+            self.base.join(taints), self.const, self.may_none, self.items, self.elem, self.fields, self.ref
+        )
 
     def map_taints(self, fn: Callable[[Taints], Taints]) -> Value:
         """Apply `fn` to the base and every part (used to add a step to every path the value holds)."""
@@ -345,8 +346,11 @@ def join(a: Value, b: Value) -> Value:
     """Least upper bound: what is known of both. Structure survives only where both sides agree on it."""
     if a is b or a == b:
         return a
-    const = a.const if (a.const is not UNKNOWN and b.const is not UNKNOWN and _same_const(a.const, b.const)) \
+    const = (
+        a.const
+        if (a.const is not UNKNOWN and b.const is not UNKNOWN and _same_const(a.const, b.const))
         else UNKNOWN
+    )
     may_none = a.may_none or b.may_none or (a.is_none != b.is_none)
     ref = a.ref if a.ref == b.ref else _join_ref(a.ref, b.ref)
     items: tuple[Value, ...] | None = None

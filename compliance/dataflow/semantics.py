@@ -23,10 +23,10 @@ from compliance.values import (
     LibRef,
     Taints,
     Value,
+    extend_path,
     join_all,
     lift_rows,
     row_of,
-    extend_path,
     taint_value,
 )
 
@@ -89,8 +89,12 @@ def _batch_levels(host: Host, taints: Taints, site: CallSite, what: str) -> Tain
     return taints.join(Taints(((Kind.BATCH_LEVELS, extend_path(path, step)),)))
 
 
-def _args_total(site: CallSite, skip_positions: tuple[int, ...] = (), skip_keywords: frozenset[str] = frozenset(),
-                shape: lib.Roles | None = None) -> Taints:
+def _args_total(
+    site: CallSite,
+    skip_positions: tuple[int, ...] = (),
+    skip_keywords: frozenset[str] = frozenset(),
+    shape: lib.Roles | None = None,
+) -> Taints:
     """Union of the arguments' taints; shape arguments and row labels give up the batch size."""
     out = Taints()
     for i, v in enumerate(site.args):
@@ -170,10 +174,11 @@ def call_function(host: Host, qualname: str, site: CallSite) -> Value:
             host.hit(Role.TRAIN, value, node, site, f"{qualname} ({label})")
             trained = trained.join(_stat(host, value.total, site, f"training {qualname}"))
         return Value(base=trained, ref=LibRef(qualname, instance=True))
-    if qualname in lib.CROSS_ROW_FUNCTIONS or qualname in lib.ITERABLE_AGGREGATES:
-        if not _is_row_axis(site) and not (qualname in lib.ITERABLE_AGGREGATES and len(site.args) > 1):
-            name = qualname.rsplit(".", 1)[-1]
-            return Value(base=_stat(host, _args_total(site), site, f"{name}()"))
+    pairwise = qualname in lib.ITERABLE_AGGREGATES and len(site.args) > 1  # max(a, b): row-wise
+    cross_row = qualname in lib.CROSS_ROW_FUNCTIONS or qualname in lib.ITERABLE_AGGREGATES
+    if cross_row and not pairwise and not _is_row_axis(site):
+        name = qualname.rsplit(".", 1)[-1]
+        return Value(base=_stat(host, _args_total(site), site, f"{name}()"))
     if qualname == "pandas.cut":
         bins = site.arg(1, "bins")
         if bins is not None and (isinstance(bins.const, int) or bins.total.has(*BATCHY)):
@@ -186,14 +191,20 @@ def call_function(host: Host, qualname: str, site: CallSite) -> Value:
         return Value(base=_args_total(site, shape=lib.SHAPE_ARGS.get(qualname)), elem=chunk)
     if qualname in {"copy.copy", "copy.deepcopy"} and site.args:
         return site.args[0]
-    if qualname in {"pandas.DataFrame", "pandas.Series"} and site.args and site.args[0].fields is not None \
-            and site.args[0].ref is None:
+    if (
+        qualname in {"pandas.DataFrame", "pandas.Series"}
+        and site.args
+        and site.args[0].fields is not None
+        and site.args[0].ref is None
+    ):
         # a frame built from a dict keeps its columns apart
         first = site.args[0]
         return Value(base=first.base.join(_args_total(site, skip_positions=(0,))), fields=first.fields)
     shape = lib.SHAPE_ARGS.get(qualname)
     instance = qualname.rsplit(".", 1)[-1][:1].isupper()
-    return Value(base=_args_total(site, shape=shape), ref=LibRef(qualname, instance=True) if instance else None)
+    return Value(
+        base=_args_total(site, shape=shape), ref=LibRef(qualname, instance=True) if instance else None
+    )
 
 
 def _call_builtin(host: Host, qualname: str, site: CallSite) -> Value | None:
@@ -229,7 +240,8 @@ def _call_builtin(host: Host, qualname: str, site: CallSite) -> Value | None:
     if name in {"zip", "enumerate"}:
         if site.args and all(a.items is not None for a in site.args):
             if name == "enumerate":
-                items = tuple(Value(items=(Value(const=i), v)) for i, v in enumerate(first.items or ()))
+                listed = first.items if first is not None and first.items is not None else ()
+                items = tuple(Value(items=(Value(const=i), v)) for i, v in enumerate(listed))
             else:
                 items = tuple(Value(items=t) for t in zip(*(a.items or () for a in site.args), strict=False))
             return Value(items=items)
@@ -244,8 +256,21 @@ def _call_builtin(host: Host, qualname: str, site: CallSite) -> Value | None:
             return Value(base=iterable.total)
         out = host.invoke(site.args[0], [iterable.element()], site)
         return Value(elem=out, base=lift_rows(out.total) if iterable.total.has(Kind.BATCH) else Taints())
-    if name in {"isinstance", "issubclass", "hasattr", "callable", "print", "id", "type", "repr", "hash",
-                "globals", "locals", "vars", "dir"}:
+    if name in {
+        "isinstance",
+        "issubclass",
+        "hasattr",
+        "callable",
+        "print",
+        "id",
+        "type",
+        "repr",
+        "hash",
+        "globals",
+        "locals",
+        "vars",
+        "dir",
+    }:
         return CLEAN
     if name == "getattr":
         return None  # resolved by the interpreter, which knows attributes
@@ -291,8 +316,10 @@ def call_method(host: Host, receiver: Value, name: str, site: CallSite) -> Effec
     structured = _container_method(host, receiver, name, site)
     if structured is not None:
         return structured
-    if isinstance(receiver.ref, LibRef) and receiver.ref.instance and receiver.ref.qualname.endswith(
-        "ArgumentParser"
+    if (
+        isinstance(receiver.ref, LibRef)
+        and receiver.ref.instance
+        and receiver.ref.qualname.endswith("ArgumentParser")
     ):
         parsed = _argparse(receiver, name, site)
         if parsed is not None:
@@ -419,14 +446,18 @@ def _container_method(host: Host, receiver: Value, name: str, site: CallSite) ->
             return Effect(default, receiver=receiver.with_field(key, default))
     if name in {"append", "appendleft"} and first is not None and receiver.ref is None:
         if receiver.items is not None:
-            grown = Value(base=receiver.base, items=receiver.items + (first,))
+            grown = Value(base=receiver.base, items=(*receiver.items, first))
         else:
             grown = Value(base=receiver.base, elem=join_all([receiver.element(), first]))
         return Effect(NONE, receiver=grown)
     if name == "extend" and first is not None and receiver.ref is None:
         if receiver.items is not None and first.items is not None:
-            return Effect(NONE, receiver=Value(base=receiver.base.join(first.base), items=receiver.items + first.items))
-        return Effect(NONE, receiver=Value(base=receiver.base, elem=join_all([receiver.element(), first.element()])))
+            return Effect(
+                NONE, receiver=Value(base=receiver.base.join(first.base), items=receiver.items + first.items)
+            )
+        return Effect(
+            NONE, receiver=Value(base=receiver.base, elem=join_all([receiver.element(), first.element()]))
+        )
     return None
 
 

@@ -34,5 +34,7 @@ def select(analysis: Analysis) -> list[SinkHit]:
 
 def summarize(hit: SinkHit) -> str:
     source, sink = hit.path[0], hit.path[-1]
-    return (f"data from the evaluation file (line {source.line}) reaches the training data of "
-            f"{hit.target} at line {sink.line}")
+    return (
+        f"data from the evaluation file (line {source.line}) reaches the training data of "
+        f"{hit.target} at line {sink.line}"
+    )

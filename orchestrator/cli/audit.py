@@ -26,12 +26,16 @@ _JSON_FIELDS = ("file", "rule", "rule_version", "verdict", "evidence")
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "audit",
-        help="audit train.py files for rule breaks (evaluation data in a fit, statistics of the scored batch)",
+        help="audit train.py files: evaluation data in a fit, statistics of the scored batch",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="files or folders to audit; or `review RUN RULE` to record a reviewer's verdict")
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files or folders to audit; or `review RUN RULE` to record a reviewer's verdict",
+    )
     p.add_argument("--json", action="store_true", help="print a JSON list, one object per (file, rule)")
     p.add_argument("--study", metavar="S", help="audit every run of study S and store the records")
     p.add_argument("--ledger", type=Path, default=None, help="ledger file (default: $SBX_HOME/ledger.sqlite)")
@@ -88,7 +92,7 @@ def _review(args: argparse.Namespace, rest: Sequence[str]) -> int:
     from compliance.store import add_override, ensure_schema
 
     if len(rest) != 2:
-        raise ConfigError("usage: sbx audit review RUN RULE --verdict clear|flagged --reason \"...\"")
+        raise ConfigError('usage: sbx audit review RUN RULE --verdict clear|flagged --reason "..."')
     if args.verdict is None or not (args.reason or "").strip():
         raise ConfigError("sbx audit review needs --verdict clear|flagged and a non-empty --reason")
     run_id, rule = rest

@@ -20,8 +20,10 @@ FLAGGED = CORPUS / "violations" / "eval_labels_in_fit" / "e01_concat_train_eval.
 def test_json_output_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", "--json", str(CLEAN)]) == 0
     payload = json.loads(capsys.readouterr().out)
-    assert {(p["rule"], p["verdict"]) for p in payload} == {("eval_labels_in_fit", "clear"),
-                                                            ("frame_statistics", "clear")}
+    assert {(p["rule"], p["verdict"]) for p in payload} == {
+        ("eval_labels_in_fit", "clear"),
+        ("frame_statistics", "clear"),
+    }
     assert all(set(p) >= {"file", "rule", "rule_version", "verdict", "evidence"} for p in payload)
 
     assert main(["audit", "--json", str(CLEAN), str(FLAGGED)]) == 1
@@ -68,15 +70,29 @@ def test_study_audits_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     assert "1 of 1 runs compliant" in capsys.readouterr().out
 
 
-def test_review_records_an_override(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_review_records_an_override(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("SBX_HOME", str(tmp_path))
     conn = sqlite3.connect(tmp_path / "ledger.sqlite")
     ensure_schema(conn)
     save_records(conn, "r1", audit_source(FLAGGED.read_text(), str(FLAGGED), run_id="r1"))
     conn.close()
-    assert main(["audit", "review", "r1", "eval_labels_in_fit", "--verdict", "clear",
-                 "--reason", "reviewed: the concat is of training folds"]) == 0
+    assert (
+        main(
+            [
+                "audit",
+                "review",
+                "r1",
+                "eval_labels_in_fit",
+                "--verdict",
+                "clear",
+                "--reason",
+                "reviewed: the concat is of training folds",
+            ]
+        )
+        == 0
+    )
     assert "reviewer verdict clear" in capsys.readouterr().out
     conn = sqlite3.connect(tmp_path / "ledger.sqlite")
     rows = conn.execute("SELECT run_id, rule, verdict, reason FROM audit_overrides").fetchall()
@@ -84,12 +100,15 @@ def test_review_records_an_override(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert rows == [("r1", "eval_labels_in_fit", "clear", "reviewed: the concat is of training folds")]
 
 
-@pytest.mark.parametrize("argv", [
-    ["audit", "review", "r1", "eval_labels_in_fit", "--verdict", "clear"],
-    ["audit", "review", "r1", "--verdict", "clear", "--reason", "x"],
-    ["audit", "--reason", "x", "train.py"],
-    ["audit"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["audit", "review", "r1", "eval_labels_in_fit", "--verdict", "clear"],
+        ["audit", "review", "r1", "--verdict", "clear", "--reason", "x"],
+        ["audit", "--reason", "x", "train.py"],
+        ["audit"],
+    ],
+)
 def test_review_usage_errors(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SBX_HOME", str(tmp_path))
     sqlite3.connect(tmp_path / "ledger.sqlite").close()

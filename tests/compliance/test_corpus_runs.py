@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import sklearn  # noqa: F401 - loaded before the thread limit so its OpenMP runtime is limited too
-import xgboost  # noqa: F401 - likewise
+import xgboost  # loaded before the thread limit too
 from threadpoolctl import threadpool_limits
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -37,17 +37,24 @@ def synthetic_flights(n: int, seed: int) -> pd.DataFrame:
     airports = np.array(["ATL", "ORD", "DFW", "DEN", "LAX", "SFO", "JFK", "BOS"])
     carriers = np.array(["AA", "DL", "UA", "WN", "B6"])
     dep_hour = rng.integers(5, 23, n)
-    frame = pd.DataFrame({
-        "Month": [f"c-{m}" for m in rng.integers(1, 4, n)],
-        "DayofMonth": [f"c-{d}" for d in rng.integers(1, 8, n)],
-        "DayOfWeek": [f"c-{d}" for d in rng.integers(1, 8, n)],
-        "DepTime": dep_hour * 100 + rng.integers(0, 60, n),
-        "UniqueCarrier": rng.choice(carriers, n),
-        "Origin": rng.choice(airports, n),
-        "Dest": rng.choice(airports, n),
-        "Distance": rng.integers(100, 2800, n),
-    })
-    logit = -2.0 + 0.15 * (dep_hour - 12) + 0.8 * (frame["UniqueCarrier"] == "WN") + 0.5 * (frame["Origin"] == "ORD")
+    frame = pd.DataFrame(
+        {
+            "Month": [f"c-{m}" for m in rng.integers(1, 4, n)],
+            "DayofMonth": [f"c-{d}" for d in rng.integers(1, 8, n)],
+            "DayOfWeek": [f"c-{d}" for d in rng.integers(1, 8, n)],
+            "DepTime": dep_hour * 100 + rng.integers(0, 60, n),
+            "UniqueCarrier": rng.choice(carriers, n),
+            "Origin": rng.choice(airports, n),
+            "Dest": rng.choice(airports, n),
+            "Distance": rng.integers(100, 2800, n),
+        }
+    )
+    logit = (
+        -2.0
+        + 0.15 * (dep_hour - 12)
+        + 0.8 * (frame["UniqueCarrier"] == "WN")
+        + 0.5 * (frame["Origin"] == "ORD")
+    )
     late = rng.random(n) < 1 / (1 + np.exp(-logit))
     frame[LABEL] = np.where(late, "Y", "N")
     return frame
@@ -81,7 +88,7 @@ def _predict_in_batches(predict, holdout: pd.DataFrame, batch: int, seed: int) -
     order = np.random.default_rng(seed).permutation(len(holdout))
     out = np.empty(len(holdout))
     for start in range(0, len(holdout), batch):
-        idx = order[start:start + batch]
+        idx = order[start : start + batch]
         out[idx] = np.asarray(predict(holdout.iloc[idx].reset_index(drop=True)), dtype=float).ravel()
     return out
 
@@ -96,7 +103,9 @@ def test_variant_runs_and_batch_dependence_matches_label(path: Path, in_workdir:
     holdout = synthetic_flights(300, seed=3).drop(columns=[LABEL])
     # one thread per model: small data, and a shared test machine, train faster without thread contention
     with warnings.catch_warnings(), threadpool_limits(limits=1):
-        warnings.simplefilter("ignore")  # library deprecation chatter inside agent-style code is not the point
+        warnings.simplefilter(
+            "ignore"
+        )  # library deprecation chatter inside agent-style code is not the point
         module = runpy.run_path(str(script), run_name="train")
         predict = module["predict_proba"]
         whole = np.asarray(predict(holdout.copy()), dtype=float).ravel()

@@ -24,8 +24,9 @@ def test_no_changed_rows_is_clear() -> None:
 
 
 def _static(verdict: str) -> AuditRecord:
-    return AuditRecord(rule=frame_statistics.RULE, rule_version=frame_statistics.RULE_VERSION,
-                       verdict=verdict)  # type: ignore[arg-type]
+    return AuditRecord(
+        rule=frame_statistics.RULE, rule_version=frame_statistics.RULE_VERSION, verdict=verdict
+    )  # type: ignore[arg-type]
 
 
 def test_batch_check_joins_the_static_record() -> None:

@@ -20,7 +20,9 @@ def test_compliant_only_when_every_rule_is_clear() -> None:
 
 
 def test_override_replaces_the_verdict_not_the_evidence() -> None:
-    evidence = [Evidence(kind="static_trace", summary="x", steps=[EvidenceStep(file="t.py", line=3, code="f()")])]
+    evidence = [
+        Evidence(kind="static_trace", summary="x", steps=[EvidenceStep(file="t.py", line=3, code="f()")])
+    ]
     record = AuditRecord(rule="a", rule_version="1", verdict="flagged", evidence=evidence)
     reviewed = record.with_override(Override(verdict="clear", reason="fit is on a copy of train"))
     assert reviewed.final_verdict == "clear"
@@ -58,9 +60,18 @@ def test_batch_check_validates_counts() -> None:
 
 def test_records_round_trip_through_json() -> None:
     record = AuditRecord(
-        run_id="r1", file="train.py", rule="a", rule_version="2", verdict="flagged",
-        evidence=[Evidence(kind="static_trace", summary="s",
-                           steps=[EvidenceStep(file="train.py", line=1, code="x = 1", names=["x"], note="n")])],
+        run_id="r1",
+        file="train.py",
+        rule="a",
+        rule_version="2",
+        verdict="flagged",
+        evidence=[
+            Evidence(
+                kind="static_trace",
+                summary="s",
+                steps=[EvidenceStep(file="train.py", line=1, code="x = 1", names=["x"], note="n")],
+            )
+        ],
         override=Override(verdict="clear", reason="ok", at=datetime(2026, 1, 1, tzinfo=UTC)),
     )
     assert AuditRecord.model_validate_json(record.model_dump_json()) == record

@@ -24,10 +24,17 @@ def conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
 
 
 def _records(verdict: str = "flagged", version: str = "1") -> list[AuditRecord]:
-    step = EvidenceStep(file="train.py", line=12, code="model.fit(X_all, y_all)", names=["X_all"], note="train")
+    step = EvidenceStep(
+        file="train.py", line=12, code="model.fit(X_all, y_all)", names=["X_all"], note="train"
+    )
     return [
-        AuditRecord(file="train.py", rule="eval_labels_in_fit", rule_version=version, verdict=verdict,  # type: ignore[arg-type]
-                    evidence=[Evidence(kind="static_trace", summary="eval reaches fit", steps=[step])]),
+        AuditRecord(
+            file="train.py",
+            rule="eval_labels_in_fit",
+            rule_version=version,
+            verdict=verdict,  # type: ignore[arg-type]
+            evidence=[Evidence(kind="static_trace", summary="eval reaches fit", steps=[step])],
+        ),
         AuditRecord(file="train.py", rule="frame_statistics", rule_version="1", verdict="clear", notes=["n"]),
     ]
 
@@ -105,5 +112,7 @@ def test_record_run_id_must_match(conn: sqlite3.Connection) -> None:
 
 def test_database_rejects_bad_verdicts(conn: sqlite3.Connection) -> None:
     with pytest.raises(sqlite3.IntegrityError), conn:
-        conn.execute("INSERT INTO audits (run_id, rule, rule_version, verdict, evidence_json, created_at)"
-                     " VALUES ('r', 'x', '1', 'maybe', '[]', 'now')")
+        conn.execute(
+            "INSERT INTO audits (run_id, rule, rule_version, verdict, evidence_json, created_at)"
+            " VALUES ('r', 'x', '1', 'maybe', '[]', 'now')"
+        )

@@ -38,8 +38,10 @@ def test_audits_and_stores_every_run(tmp_path: Path) -> None:
     conn = sqlite3.connect(tmp_path / "l.sqlite")
     try:
         conn.execute("CREATE TABLE runs (run_id TEXT, study_id TEXT, artifact_path TEXT)")
-        conn.executemany("INSERT INTO runs VALUES (?, ?, ?)",
-                         [("r1", "s1", str(good)), ("r2", "s1", None), ("r3", "other", str(good))])
+        conn.executemany(
+            "INSERT INTO runs VALUES (?, ?, ?)",
+            [("r1", "s1", str(good)), ("r2", "s1", None), ("r3", "other", str(good))],
+        )
         audited = audit_study(conn, "s1")
         assert sorted(audited) == ["r1", "r2"]
         assert {r.rule: r.verdict for r in load_records(conn, "r1")}["eval_labels_in_fit"] == "flagged"
