@@ -33,6 +33,10 @@ class TaskLayout:
     data_files: tuple[str, ...] = ("data/eval.csv", "data/train.csv")
     #: the module-level function the scorer calls with a batch
     entry: str = "predict_proba"
+    #: the columns of the frame the scorer passes to it (features only: the label is never there)
+    batch_columns: tuple[str, ...] = (
+        "Month", "DayofMonth", "DayOfWeek", "DepTime", "UniqueCarrier", "Origin", "Dest", "Distance",
+    )  # fmt: skip
 
     def is_eval_path(self, text: str) -> bool:
         if "/" not in text and "." not in text:

@@ -227,6 +227,8 @@ Ref = LibRef | FuncRef | ClassRef | InstanceRef
 # --- values -------------------------------------------------------------------------------------------
 
 FieldKey = Hashable
+#: the field of a frame that lists its column names, when they are known (the batch's are)
+COLUMNS = "<columns>"
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,8 @@ class InterpreterBase:
         self.budget = budget
         self.hits: dict[tuple[Role, Kind, str, int, int], SinkHit] = {}
         self.notes: list[str] = []
+        #: the function being interpreted because no call reached it ("" otherwise)
+        self.unreached = ""
         self.frame = Frame(name="", globals={}, is_module=True)
         self.stack: list[int] = []
         self.reached: set[int] = set()
@@ -129,6 +131,8 @@ class InterpreterBase:
             self._record(SinkHit(role, kind, extend_path(path, sink), target))
 
     def _record(self, hit: SinkHit) -> None:
+        if self.unreached:
+            hit = SinkHit(hit.role, hit.kind, hit.path, hit.target, self.unreached)
         key = (hit.role, hit.kind, hit.target, hit.path[-1].line, hit.path[0].line)
         self.hits.setdefault(key, hit)
 
@@ -228,4 +232,13 @@ class InterpreterBase:
         raise NotImplementedError
 
     def _instantiate(self, cls: Value, site: CallSite, state: State) -> Value:
+        raise NotImplementedError
+
+    def _library_result(self, qualname: str, result: Value, site: CallSite) -> Value:
+        raise NotImplementedError
+
+    def _through_members(self, receiver: Value, method: str, site: CallSite, state: State) -> CallSite:
+        raise NotImplementedError
+
+    def _unpickled_call(self, method: str, site: CallSite, state: State) -> Value | None:
         raise NotImplementedError

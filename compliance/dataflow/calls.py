@@ -7,6 +7,7 @@ import ast
 
 from compliance.dataflow import semantics
 from compliance.dataflow.base import InterpreterBase
+from compliance.dataflow.composites import UNPICKLED
 from compliance.dataflow.core import CallSite
 from compliance.dataflow.folding import (
     class_attr,
@@ -139,6 +140,11 @@ class Calls(InterpreterBase):
             member = receiver.field(method)
             if member is not None and isinstance(member.ref, FuncRef | ClassRef):
                 return self.call_value(member, site, state)
+            if isinstance(ref, LibRef) and ref.qualname == UNPICKLED:
+                unpickled = self._unpickled_call(method, site, state)
+                if unpickled is not None:
+                    return unpickled
+            site = self._through_members(receiver, method, site, state)
         effect = semantics.call_method(self, receiver, method, site)
         if effect.receiver is not None and site.receiver_node is not None:
             self.write_place(site.receiver_node, effect.receiver, state)
@@ -171,7 +177,9 @@ class Calls(InterpreterBase):
             if ref.qualname == "functools.partial" and site.args:
                 return site.args[0]
             if not ref.instance:
-                return semantics.call_function(self, ref.qualname, site)
+                return self._library_result(
+                    ref.qualname, semantics.call_function(self, ref.qualname, site), site
+                )
         # an object of unknown kind called: whatever it returns may derive from it and its arguments
         out = callee.total
         for v in [*site.args, *site.kwargs.values()]:

@@ -32,6 +32,8 @@ class SinkHit:
     path: Path
     #: what the sink is, for people: "fit (X)", "xgboost.train (dtrain)", "predict_proba (returned)"
     target: str
+    #: set when the hit was found in a function no call in the file was seen to reach (its name)
+    unreached: str = ""
 
 
 @dataclass

@@ -23,6 +23,7 @@ from compliance.dataflow.scopes import (
 from compliance.strings import fold_attribute, fold_format
 from compliance.values import (
     CLEAN,
+    COLUMNS,
     NONE,
     UNKNOWN,
     ClassRef,
@@ -126,6 +127,8 @@ class Expressions(InterpreterBase):
             folded = fold_attribute(obj.const, attr)
             if folded is not UNKNOWN:
                 return self.constant(folded, node, Value(base=obj.total))
+        if attr == "columns" and obj.field(COLUMNS) is not None:
+            return obj.field(COLUMNS)  # type: ignore[return-value]
         if attr in lib.SCHEMA_ATTRIBUTES:
             return CLEAN
         if attr in lib.CODE_ATTRIBUTES and obj.total.has(Kind.BATCH_LEVELS):

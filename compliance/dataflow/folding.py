@@ -8,6 +8,7 @@ import ast
 from compliance.strings import path_join
 from compliance.values import (
     CLEAN,
+    COLUMNS,
     UNKNOWN,
     ClassRef,
     FuncRef,
@@ -68,6 +69,9 @@ def fold_compare(op: ast.cmpop, left: Value, right: Value) -> object:
             outcome = False
         return outcome if isinstance(op, ast.Is) else not outcome
     a, b = left.const, right.const
+    columns = right.field(COLUMNS)
+    if columns is not None:
+        right = columns  # `"label" in df` asks about the frame's columns
     if isinstance(op, ast.In | ast.NotIn) and right.items is not None and a is not UNKNOWN:
         consts = [i.const for i in right.items]
         if all(c is not UNKNOWN for c in consts):
@@ -123,7 +127,16 @@ def set_item(container: Value, key: Value, value: Value, is_slice: bool) -> Valu
             items[position] = value
             return Value(base=container.base, items=tuple(items))
         if container.items is None and container.elem is None and not isinstance(container.ref, FuncRef):
-            return container.with_field(key.const, value).with_base(key.total)
+            updated = container.with_field(key.const, value).with_base(key.total)
+            columns = container.field(COLUMNS)
+            if columns is not None and columns.items is not None and isinstance(key.const, str):
+                # a new column of a frame whose columns are known
+                names = {c.const for c in columns.items}
+                if key.const not in names:
+                    updated = updated.with_field(
+                        COLUMNS, Value(items=(*columns.items, Value(const=key.const)))
+                    )
+            return updated
     return container.with_base(value.total.join(drop_size(key, is_slice)))
 
 

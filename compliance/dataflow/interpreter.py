@@ -23,6 +23,7 @@ import ast
 from dataclasses import dataclass, field
 
 from compliance.dataflow.calls import Calls
+from compliance.dataflow.composites import Composites
 from compliance.dataflow.core import CallSite, Role, SinkHit
 from compliance.dataflow.expressions import Expressions
 from compliance.dataflow.scopes import (
@@ -34,6 +35,7 @@ from compliance.dataflow.scopes import (
 )
 from compliance.dataflow.statements import Statements
 from compliance.values import (
+    COLUMNS,
     ClassRef,
     FuncRef,
     InstanceRef,
@@ -55,7 +57,7 @@ class Analysis:
     notes: list[str] = field(default_factory=list)
 
 
-class Interpreter(Statements, Expressions, Calls):
+class Interpreter(Statements, Expressions, Calls, Composites):
     """Interprets one parsed file. Use `run()` once."""
 
     def run(self) -> Analysis:
@@ -95,7 +97,9 @@ class Interpreter(Statements, Expressions, Calls):
         origin = Step(
             node.lineno, self.code(node), (param,), f"the frame the scorer passes to {scope}()", scope
         )
-        batch = Value(base=Taints.of(Kind.BATCH, origin))
+        # the scorer passes the holdout's feature columns: their names are known, the label is not among them
+        columns = Value(items=tuple(Value(const=c) for c in self.layout.batch_columns))
+        batch = Value(base=Taints.of(Kind.BATCH, origin), fields=((COLUMNS, columns),))
         site = self._synthetic_site(node, scope)
         self._current_state = module
         result, _ = self.call_function(func, [batch], {}, site)
@@ -124,9 +128,11 @@ class Interpreter(Statements, Expressions, Calls):
                 self.frame = Frame(name="", globals=module, is_module=True)
                 self._current_state = module
                 try:
+                    self.unreached = func.qualname
                     self.call_function(func, args, {}, site)
                 finally:
                     self.frame = saved
+                    self.unreached = ""
 
     def _unreached_function(
         self, node: ast.FunctionDef | ast.AsyncFunctionDef, owner: str | None, module: State

@@ -444,6 +444,8 @@ def _container_method(host: Host, receiver: Value, name: str, site: CallSite) ->
                 return Effect(found)
             default = site.arg(1) or NONE
             return Effect(default, receiver=receiver.with_field(key, default))
+    if name in {"tolist", "to_list", "copy"} and receiver.items is not None and not site.args:
+        return Effect(receiver)
     if name in {"append", "appendleft"} and first is not None and receiver.ref is None:
         if receiver.items is not None:
             grown = Value(base=receiver.base, items=(*receiver.items, first))

@@ -101,7 +101,8 @@ class Statements(InterpreterBase):
         code = self.code(stmt)
 
         def step_for(kind: Kind) -> Step:
-            names = self.names_in(rhs, state, kind) + targets[:1]
+            names = self.names_in(rhs, state, kind)
+            names += tuple(t for t in targets[:1] if t not in names)
             return Step(stmt.lineno, code, names, "", self.frame.name)
 
         return value.map_taints(lambda t: t.with_steps(step_for))

@@ -34,7 +34,10 @@ def select(analysis: Analysis) -> list[SinkHit]:
 
 def summarize(hit: SinkHit) -> str:
     source, sink = hit.path[0], hit.path[-1]
-    return (
+    text = (
         f"data from the evaluation file (line {source.line}) reaches the training data of "
         f"{hit.target} at line {sink.line}"
     )
+    if hit.unreached:
+        text += f"; in {hit.unreached}(), which no call in the file was seen to reach"
+    return text

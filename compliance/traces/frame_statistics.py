@@ -60,4 +60,7 @@ def summarize(hit: SinkHit) -> str:
     op = origin(hit.path)
     what = op.note or "a cross-row operation"
     where = "the model's input" if hit.role is Role.PREDICT else "the returned predictions"
-    return f"line {op.line}: {what}; it reaches {where} ({hit.target}) at line {hit.path[-1].line}"
+    text = f"line {op.line}: {what}; it reaches {where} ({hit.target}) at line {hit.path[-1].line}"
+    if hit.unreached:
+        text += f"; in {hit.unreached}(), which no call in the file was seen to reach"
+    return text

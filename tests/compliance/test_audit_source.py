@@ -77,3 +77,15 @@ def test_binary_file_is_an_error(tmp_path: Path) -> None:
 def test_missing_path_is_an_input_error(tmp_path: Path) -> None:
     with pytest.raises(DataError):
         audit_paths([tmp_path / "nope.py"])
+
+
+def test_a_function_no_call_reaches_is_checked_and_says_so() -> None:
+    source = (
+        "import pandas as pd\n"
+        "def retrain_all():\n"
+        "    full = pd.concat([pd.read_csv('data/train.csv'), pd.read_csv('data/eval.csv')])\n"
+        "    model.fit(full, full.y)\n"
+    )
+    record = next(r for r in audit_source(source, "t.py") if r.rule == "eval_labels_in_fit")
+    assert record.verdict == "flagged"
+    assert "retrain_all(), which no call in the file was seen to reach" in record.evidence[0].summary

@@ -782,3 +782,85 @@ def test_budget_exhaustion_is_reported_not_clear() -> None:
     analysis = analyze("x = 1\n" * 50, budget=10)
     assert not analysis.complete
     assert analysis.notes
+
+
+COMPOSITE_CASES: dict[str, tuple[str, set[str]]] = {
+    "the file's transformer inside a Pipeline sees the batch": (
+        """
+        from sklearn.base import BaseEstimator, TransformerMixin
+        from sklearn.pipeline import Pipeline
+        class Freq(BaseEstimator, TransformerMixin):
+            def fit(self, X, y=None):
+                return self
+            def transform(self, X):
+                return X.assign(f=X.Origin.map(X.Origin.value_counts()))
+        pipe = Pipeline([("freq", Freq()), ("model", XGBClassifier())])
+        pipe.fit(pd.read_csv("data/train.csv"), y)
+        def predict_proba(df):
+            return pipe.predict_proba(df)[:, 1]
+    """,
+        {F},
+    ),
+    "the file's transformer fitted on train inside a Pipeline": (
+        """
+        from sklearn.base import BaseEstimator, TransformerMixin
+        from sklearn.pipeline import make_pipeline
+        class Freq(BaseEstimator, TransformerMixin):
+            def fit(self, X, y=None):
+                self.freq_ = X.Origin.value_counts()
+                return self
+            def transform(self, X):
+                return X.assign(f=X.Origin.map(self.freq_))
+        pipe = make_pipeline(Freq(), XGBClassifier())
+        pipe.fit(pd.read_csv("data/train.csv"), y)
+        def predict_proba(df):
+            return pipe.predict_proba(df)[:, 1]
+    """,
+        set(),
+    ),
+    "a FunctionTransformer of the file's function": (
+        """
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import FunctionTransformer
+        def rank_features(X):
+            return X.assign(r=X.DepTime.rank(pct=True))
+        pipe = make_pipeline(FunctionTransformer(rank_features), XGBClassifier())
+        def predict_proba(df):
+            return pipe.predict_proba(df)[:, 1]
+    """,
+        {F},
+    ),
+    "a pickled model of the file's class": (
+        """
+        import joblib
+        class Model:
+            def predict(self, df):
+                return model.predict_proba(df.assign(n=len(df)))[:, 1]
+        def predict_proba(df):
+            return joblib.load("model.joblib").predict(df)
+    """,
+        {F},
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(COMPOSITE_CASES), ids=list(COMPOSITE_CASES))
+def test_composite_cases(case: str, flagged: Callable[[str], set[str]]) -> None:
+    source, expected = COMPOSITE_CASES[case]
+    assert flagged(HEAD + textwrap.dedent(source)) & {F} == expected
+
+
+def test_the_batch_has_no_label_column(flagged: Callable[[str], set[str]]) -> None:
+    # the training branch (label present) summarises its frame; the scorer's batch never takes it
+    source = """
+        STATS = {}
+        def prepare(df):
+            if "dep_delayed_15min" in df.columns:
+                STATS["mean"] = df.Distance.mean()
+            return df.assign(d=df.Distance / STATS["mean"])
+        model.fit(prepare(pd.read_csv("data/train.csv")), y)
+        def predict_proba(df):
+            return model.predict_proba(prepare(df))[:, 1]
+    """
+    assert flagged(HEAD + textwrap.dedent(source)) == set()
+    assert flagged(HEAD + textwrap.dedent(source).replace('"dep_delayed_15min" in', '"Origin" in')) == {F}
