@@ -101,11 +101,14 @@ class Interpreter(Statements, Expressions, Calls, Composites):
         columns = Value(items=tuple(Value(const=c) for c in self.layout.batch_columns))
         batch = Value(base=Taints.of(Kind.BATCH, origin), fields=((COLUMNS, columns),))
         site = self._synthetic_site(node, scope)
-        self._current_state = module
-        result, _ = self.call_function(func, [batch], {}, site)
         sink = Step(node.lineno, self.code(node), (), f"returned by {scope}() to the scorer", scope)
-        for kind, path in result.total.entries:
-            self._record(SinkHit(Role.OUTPUT, kind, extend_path(path, sink), f"{scope} (returned value)"))
+        # the scorer calls it once per batch: the second call sees what the first left in module variables
+        for _ in range(2):
+            self._current_state = module
+            result, _ = self.call_function(func, [batch], {}, site)
+            for kind, path in result.total.entries:
+                hit = SinkHit(Role.OUTPUT, kind, extend_path(path, sink), f"{scope} (returned value)")
+                self._record(hit)
 
     def _call_unreached(self, module: State) -> None:
         """Interpret every function no call reached, with unknown arguments: a call the interpreter could

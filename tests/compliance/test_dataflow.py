@@ -864,3 +864,15 @@ def test_the_batch_has_no_label_column(flagged: Callable[[str], set[str]]) -> No
     """
     assert flagged(HEAD + textwrap.dedent(source)) == set()
     assert flagged(HEAD + textwrap.dedent(source).replace('"dep_delayed_15min" in', '"Origin" in')) == {F}
+
+
+def test_state_left_by_one_batch_for_the_next(flagged: Callable[[str], set[str]]) -> None:
+    source = """
+        _LAST = None
+        def predict_proba(df):
+            global _LAST
+            shift = _LAST if _LAST is not None else 0.0
+            _LAST = df.Distance.mean()
+            return model.predict_proba(df.assign(d=df.Distance - shift))[:, 1]
+    """
+    assert flagged(HEAD + textwrap.dedent(source)) == {F}
