@@ -35,7 +35,11 @@ def audit_source(
         line = getattr(exc, "lineno", None) or 0
         message = getattr(exc, "msg", None) or str(exc)
         return _error_records(filename, run_id, f"does not parse: {message}", line, _line(source, line))
-    analysis = analyze_tree(tree, source, layout)
+    try:
+        analysis = analyze_tree(tree, source, layout)
+    except Exception as exc:  # a bug in the analyser must not pass a file, nor stop the other files
+        log.error("audit.internal_error", file=filename, error=repr(exc))
+        return _error_records(filename, run_id, f"could not be analysed (internal error: {exc!r})", 0, "")
     records = [_record(rule, analysis, filename, run_id) for rule in RULES]
     log.debug("audit.file", file=filename, verdicts={r.rule: r.verdict for r in records})
     return records

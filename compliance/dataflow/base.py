@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import ast
 import builtins
+import time
 
 from compliance import library as lib
 from compliance.dataflow.core import CallSite, Role, SinkHit
-from compliance.dataflow.scopes import DEFAULT_BUDGET, UNKNOWN_VALUE, BudgetExceeded, Frame, State, dotted
+from compliance.dataflow.scopes import (
+    DEFAULT_BUDGET,
+    TIME_LIMIT_S,
+    UNKNOWN_VALUE,
+    BudgetExceeded,
+    Frame,
+    State,
+    dotted,
+)
 from compliance.strings import SCRIPT_PATH, TaskLayout
 from compliance.values import (
     CLEAN,
@@ -38,7 +47,9 @@ class InterpreterBase:
         #: whether any `:=` may bind names inside expressions (a text test spares walking every expression)
         self._walrus = ":=" in source
         self.layout = layout
-        self.budget = budget
+        self.budget = self.initial_budget = budget
+        #: CPU seconds one file may take: a guard against pathological files the step budget misses
+        self.deadline = time.process_time() + TIME_LIMIT_S
         self.hits: dict[tuple[Role, Kind, str, int, int], SinkHit] = {}
         self.notes: list[str] = []
         #: the function being interpreted because no call reached it ("" otherwise)
@@ -155,7 +166,9 @@ class InterpreterBase:
     def _tick(self) -> None:
         self.budget -= 1
         if self.budget < 0:
-            raise BudgetExceeded
+            raise BudgetExceeded(f"analysis stopped after {self.initial_budget} steps")
+        if self.budget % 512 == 0 and time.process_time() > self.deadline:
+            raise BudgetExceeded(f"analysis stopped after {TIME_LIMIT_S:.0f} s of CPU time")
 
     def lookup(self, name: str, state: State) -> Value:
         f = self.frame

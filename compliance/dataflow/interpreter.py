@@ -69,9 +69,9 @@ class Interpreter(Statements, Expressions, Calls, Composites):
             final = final if final is not None else module_state
             self._call_entry(final)
             self._call_unreached(final)
-        except BudgetExceeded:
+        except BudgetExceeded as exc:
             complete = False
-            self.notes.append(f"analysis stopped after {self.budget} steps; the result is incomplete")
+            self.notes.append(f"{exc}; the result is incomplete")
         except RecursionError:
             complete = False
             self.notes.append("the file nests too deeply to analyse; the result is incomplete")

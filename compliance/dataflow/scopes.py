@@ -20,6 +20,8 @@ MAX_LOOP_ITERATIONS = 8
 MAX_CALL_DEPTH = 20
 #: statements and calls interpreted per file before the analysis gives up (reported, never "clear")
 DEFAULT_BUDGET = 200_000
+#: CPU seconds per file before the analysis gives up (reported, never "clear")
+TIME_LIMIT_S = 20.0
 
 
 class BudgetExceeded(Exception):

@@ -393,7 +393,8 @@ def _data_method(host: Host, receiver: Value, name: str, site: CallSite) -> tupl
     if inplace is not None and inplace.const is True:
         return NONE, result
     if name in lib.MUTATING_METHODS:
-        return NONE, receiver.with_base(args)
+        # changed in place; the result is None for most, the changed object for some (`dict.setdefault`)
+        return Value(base=receiver.total.join(args)), receiver.with_base(args)
     return result, None
 
 
@@ -446,20 +447,22 @@ def _container_method(host: Host, receiver: Value, name: str, site: CallSite) ->
             return Effect(default, receiver=receiver.with_field(key, default))
     if name in {"tolist", "to_list", "copy"} and receiver.items is not None and not site.args:
         return Effect(receiver)
-    if name in {"append", "appendleft"} and first is not None and receiver.ref is None:
-        if receiver.items is not None:
-            grown = Value(base=receiver.base, items=(*receiver.items, first))
-        else:
-            grown = Value(base=receiver.base, elem=join_all([receiver.element(), first]))
-        return Effect(NONE, receiver=grown)
-    if name == "extend" and first is not None and receiver.ref is None:
-        if receiver.items is not None and first.items is not None:
-            return Effect(
-                NONE, receiver=Value(base=receiver.base.join(first.base), items=receiver.items + first.items)
+    if name in {"append", "appendleft", "extend"} and first is not None and receiver.ref is None:
+        added = first if name != "extend" else first.element()
+        if receiver.items is not None and (name != "extend" or first.items is not None):
+            more = (first,) if name != "extend" else (first.items or ())
+            grown = Value(
+                base=receiver.base.join(first.base if name == "extend" else NO_TAINT),
+                items=(*receiver.items, *more),
             )
-        return Effect(
-            NONE, receiver=Value(base=receiver.base, elem=join_all([receiver.element(), first.element()]))
-        )
+            return Effect(NONE, receiver=grown)
+        if receiver.items is not None or receiver.elem is not None:
+            return Effect(
+                NONE, receiver=Value(base=receiver.base, elem=join_all([receiver.element(), added]))
+            )
+        # not known to be a list: `frame.append(other)` returns the longer frame (old pandas)
+        both = Value(base=receiver.total.join(first.total))
+        return Effect(both, receiver=receiver.with_base(first.total))
     return None
 
 

@@ -89,3 +89,15 @@ def test_a_function_no_call_reaches_is_checked_and_says_so() -> None:
     record = next(r for r in audit_source(source, "t.py") if r.rule == "eval_labels_in_fit")
     assert record.verdict == "flagged"
     assert "retrain_all(), which no call in the file was seen to reach" in record.evidence[0].summary
+
+
+def test_an_internal_error_is_an_error_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    import compliance.audit as audit_module
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(audit_module, "analyze_tree", broken)
+    records = audit_source("x = 1\n", "a.py")
+    assert {r.verdict for r in records} == {"error"}
+    assert "internal error" in records[0].evidence[0].summary
