@@ -372,6 +372,14 @@ EVAL_CASES: dict[str, tuple[str, set[str]]] = {
     """,
         {E},
     ),
+    "DataFrame.append of the eval rows (old pandas)": (
+        """
+        tr = pd.read_csv(Path("data") / "train.csv")
+        tr = tr.append(pd.read_csv((Path("data") / "train.csv").with_name("eval.csv")))
+        model.fit(tr, tr.y)
+    """,
+        {E},
+    ),
     "try block": (
         """
         try:
@@ -680,6 +688,21 @@ FRAME_CASES: dict[str, tuple[str, set[str]]] = {
             ranks = {v: i for i, v in enumerate(sorted(df.Distance))}
             df["r"] = df.Distance.map(ranks)
             return model.predict_proba(df)[:, 1]
+    """,
+        {F},
+    ),
+    "percentile of the batch's values": (
+        """
+        def predict_proba(df):
+            med = np.percentile(df[["DepTime"]].values, 50, axis=0)
+            return model.predict_proba(df[["DepTime"]].values - med)[:, 1]
+    """,
+        {F},
+    ),
+    "transform with a function of each column": (
+        """
+        def predict_proba(df):
+            return model.predict_proba(df.transform(lambda s: s.rank()))[:, 1]
     """,
         {F},
     ),
