@@ -140,7 +140,6 @@ SHAPE_ARGS: dict[str, Roles] = {
     "numpy.array_split": Roles((1,), frozenset({"indices_or_sections"})),
     "numpy.split": Roles((1,), frozenset({"indices_or_sections"})),
     "numpy.reshape": Roles((1,), frozenset({"newshape", "shape"})),
-    "numpy.linspace": Roles((2,), frozenset({"num"})),
 }
 #: functions that cut their first argument into chunks of rows
 SPLITTING_FUNCTIONS = frozenset({"numpy.array_split", "numpy.split"})

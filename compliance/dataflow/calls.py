@@ -158,6 +158,10 @@ class Calls(InterpreterBase):
             return result
         if isinstance(ref, ClassRef):
             return self._instantiate(callee, site, state)
+        if isinstance(ref, InstanceRef):
+            call = self._member(callee, "__call__")
+            if call is not None and isinstance(call.ref, FuncRef):
+                return self.call_value(call, site, state)
         if isinstance(ref, LibRef):
             if (
                 ref.qualname == "builtins.getattr"

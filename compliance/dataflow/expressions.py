@@ -264,6 +264,11 @@ class Expressions(InterpreterBase):
                 return self.constant(folded, node, Value(base=taints))
         if isinstance(op, ast.Add) and left.items is not None and right.items is not None:
             return Value(items=left.items + right.items)
+        if isinstance(op, ast.Mult) and (left.items is not None or right.items is not None):
+            # `[0.5] * len(df)` repeats a list: the count is a shape, not a value
+            taints = taints.only(lambda k: k is not Kind.BATCH_SIZE).join(
+                (left if left.items is not None else right).total
+            )
         return Value(base=taints)
 
     def _e_UnaryOp(self, node: ast.UnaryOp, state: State) -> Value:

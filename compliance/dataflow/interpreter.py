@@ -79,6 +79,8 @@ class Interpreter(Statements, Expressions, Calls, Composites):
 
     def _call_entry(self, module: State) -> None:
         entry = module.get(self.layout.entry)
+        if entry is not None and isinstance(entry.ref, InstanceRef):
+            entry = self._member(entry, "__call__")  # an object of the file used as the function
         func = entry.ref if entry is not None else None
         if not isinstance(func, FuncRef):
             self.notes.append(f"no function {self.layout.entry}() at module level; nothing to trace from it")

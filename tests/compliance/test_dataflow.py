@@ -435,6 +435,15 @@ FRAME_CASES: dict[str, tuple[str, set[str]]] = {
     """,
         set(),
     ),
+    "a constant list repeated len(df) times": (
+        """
+        def predict_proba(df):
+            if model is None:
+                return np.array([0.2] * len(df))
+            return model.predict_proba(df)[:, 1]
+    """,
+        set(),
+    ),
     "row positions from np.arange only select rows": (
         """
         def predict_proba(df):
@@ -897,5 +906,15 @@ def test_state_left_by_one_batch_for_the_next(flagged: Callable[[str], set[str]]
             shift = _LAST if _LAST is not None else 0.0
             _LAST = df.Distance.mean()
             return model.predict_proba(df.assign(d=df.Distance - shift))[:, 1]
+    """
+    assert flagged(HEAD + textwrap.dedent(source)) == {F}
+
+
+def test_predict_proba_as_a_callable_object(flagged: Callable[[str], set[str]]) -> None:
+    source = """
+        class Predictor:
+            def __call__(self, df):
+                return model.predict_proba(df.assign(n=len(df)))[:, 1]
+        predict_proba = Predictor()
     """
     assert flagged(HEAD + textwrap.dedent(source)) == {F}
