@@ -37,7 +37,7 @@ def audit_source(
         return _error_records(filename, run_id, f"does not parse: {message}", line, _line(source, line))
     try:
         analysis = analyze_tree(tree, source, layout)
-    except Exception as exc:  # a bug in the analyser must not pass a file, nor stop the other files
+    except Exception as exc:  # noqa: BLE001 - an analyser bug must neither pass a file nor stop the rest
         log.error("audit.internal_error", file=filename, error=repr(exc))
         return _error_records(filename, run_id, f"could not be analysed (internal error: {exc!r})", 0, "")
     records = [_record(rule, analysis, filename, run_id) for rule in RULES]

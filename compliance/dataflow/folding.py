@@ -25,7 +25,7 @@ def truth(v: Value) -> bool | None:
     if v.const is not UNKNOWN:
         try:
             return bool(v.const)
-        except Exception:  # any odd constant: undecided
+        except (TypeError, ValueError):  # an odd constant: undecided
             return None
     if isinstance(v.ref, FuncRef | ClassRef | InstanceRef):
         return None if v.may_none else True
