@@ -155,3 +155,9 @@ class InvalidArtifact(ArtifactError, ValueError):
 
 class ArtifactNotFound(ArtifactError, FileNotFoundError):
     """The artifact store holds no object with this sha256."""
+
+
+class LedgerUnavailable(LedgerError):
+    """The ledger file, or a table a command needs in it, does not exist (yet)."""
+
+    failure_class = "config"

@@ -20,6 +20,7 @@ _GROUPS = (
     "orchestrator.cli.report",
     "orchestrator.cli.show",
     "orchestrator.cli.run",
+    "orchestrator.cli.audit",
 )
 
 

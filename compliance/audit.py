@@ -1,0 +1,154 @@
+"""Audit Python source against every rule: one `AuditRecord` per (file, rule).
+
+A folder given to `audit_paths` means every `*.py` file under it, recursively, in sorted order: variant
+corpora and artifact stores name their files freely (`train.py`, `v3_target_encoding.py`,
+`runs/<id>/train.py`), so picking by name would silently skip some. Hidden folders, `__pycache__` and
+virtual environments are skipped. A file named explicitly is audited whatever its name.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from compliance.dataflow import Analysis, SinkHit, TaskLayout, analyze_tree
+from compliance.records import AuditRecord, Evidence, EvidenceStep
+from compliance.traces import RULES, Rule
+from orchestrator.failures import DataError
+from orchestrator.log import get_logger
+
+log = get_logger(__name__)
+
+#: traces kept per record; more hits than this are counted in the summary of the last one
+MAX_TRACES = 10
+_SKIP_DIRS = frozenset({"__pycache__", ".venv", "venv", "node_modules", "site-packages"})
+
+
+def audit_source(
+    source: str, filename: str, *, run_id: str | None = None, layout: TaskLayout | None = None
+) -> list[AuditRecord]:
+    """Audit one file's source text. A file that does not parse gets `error` records, never `clear`."""
+    try:
+        tree = ast.parse(source, filename=filename)
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None) or 0
+        message = getattr(exc, "msg", None) or str(exc)
+        return _error_records(filename, run_id, f"does not parse: {message}", line, _line(source, line))
+    try:
+        analysis = analyze_tree(tree, source, layout)
+    except Exception as exc:  # noqa: BLE001 - an analyser bug must neither pass a file nor stop the rest
+        log.error("audit.internal_error", file=filename, error=repr(exc))
+        return _error_records(filename, run_id, f"could not be analysed (internal error: {exc!r})", 0, "")
+    records = [_record(rule, analysis, filename, run_id) for rule in RULES]
+    log.debug("audit.file", file=filename, verdicts={r.rule: r.verdict for r in records})
+    return records
+
+
+def audit_file(
+    path: Path, *, run_id: str | None = None, layout: TaskLayout | None = None
+) -> list[AuditRecord]:
+    """Audit one file from disk. A file that is not UTF-8 text gets `error` records."""
+    name = str(path)
+    try:
+        source = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return _error_records(name, run_id, f"is not UTF-8 text: {exc.reason} at byte {exc.start}", 0, "")
+    except OSError as exc:
+        return _error_records(name, run_id, f"cannot be read: {exc.strerror or exc}", 0, "")
+    return audit_source(source, name, run_id=run_id, layout=layout)
+
+
+def audit_paths(paths: Iterable[str | Path], *, layout: TaskLayout | None = None) -> list[AuditRecord]:
+    """Audit files and folders (see the module docstring for what a folder contributes)."""
+    records: list[AuditRecord] = []
+    for path in python_files(paths):
+        records.extend(audit_file(path, layout=layout))
+    return records
+
+
+def python_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files `audit_paths` audits, in order. A path that does not exist is an error."""
+    out: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            out.extend(sorted(_walk(path)))
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise DataError(f"{path}: no such file or folder")
+    return out
+
+
+def _walk(folder: Path) -> Iterator[Path]:
+    for child in folder.iterdir():
+        if child.is_dir():
+            if child.name.startswith(".") or child.name in _SKIP_DIRS:
+                continue
+            yield from _walk(child)
+        elif child.suffix == ".py" and child.is_file():
+            yield child
+
+
+def _record(rule: Rule, analysis: Analysis, filename: str, run_id: str | None) -> AuditRecord:
+    hits = rule.select(analysis)
+    notes = list(analysis.notes)
+    if hits:
+        evidence = [_evidence(rule, hit, filename) for hit in hits[:MAX_TRACES]]
+        if len(hits) > MAX_TRACES:
+            notes.append(f"{len(hits) - MAX_TRACES} more traces not shown")
+        return AuditRecord(
+            run_id=run_id,
+            file=filename,
+            rule=rule.name,
+            rule_version=rule.version,
+            verdict="flagged",
+            evidence=evidence,
+            notes=notes,
+        )
+    if not analysis.complete:
+        incomplete = Evidence(kind="incomplete", summary="; ".join(analysis.notes) or "analysis incomplete")
+        return AuditRecord(
+            run_id=run_id,
+            file=filename,
+            rule=rule.name,
+            rule_version=rule.version,
+            verdict="error",
+            evidence=[incomplete],
+            notes=notes,
+        )
+    return AuditRecord(
+        run_id=run_id, file=filename, rule=rule.name, rule_version=rule.version, verdict="clear", notes=notes
+    )
+
+
+def _evidence(rule: Rule, hit: SinkHit, filename: str) -> Evidence:
+    steps = [
+        EvidenceStep(file=filename, line=s.line, code=s.code, names=list(s.names), note=s.note, scope=s.scope)
+        for s in hit.path
+    ]
+    return Evidence(kind="static_trace", summary=rule.summarize(hit), steps=steps)
+
+
+def _error_records(
+    filename: str, run_id: str | None, problem: str, line: int, code: str
+) -> list[AuditRecord]:
+    step = EvidenceStep(file=filename, line=line, code=code, note=problem)
+    evidence = Evidence(kind="parse_error", summary=f"{filename} {problem}", steps=[step])
+    return [
+        AuditRecord(
+            run_id=run_id,
+            file=filename,
+            rule=rule.name,
+            rule_version=rule.version,
+            verdict="error",
+            evidence=[evidence],
+        )
+        for rule in RULES
+    ]
+
+
+def _line(source: str, line: int) -> str:
+    lines = source.splitlines()
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""

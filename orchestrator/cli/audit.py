@@ -1,0 +1,132 @@
+"""`sbx audit`: check delivered train.py files against the compliance rules.
+
+    sbx audit PATH... [--json]                     audit files or folders (every *.py under a folder)
+    sbx audit --study S [--ledger FILE] [--json]   audit every run of a study and store the records
+    sbx audit review RUN RULE --verdict clear|flagged --reason "..." [--ledger FILE]
+
+Exit status: 0 when every record is clear (after overrides, for --study), 1 when any record is flagged or
+could not be decided (a file that does not parse), 2 on a usage or input error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from orchestrator.failures import ConfigError, LedgerUnavailable
+from orchestrator.paths import sbx_home
+
+_JSON_FIELDS = ("file", "rule", "rule_version", "verdict", "evidence")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "audit",
+        help="audit train.py files: evaluation data in a fit, statistics of the scored batch",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files or folders to audit; or `review RUN RULE` to record a reviewer's verdict",
+    )
+    p.add_argument("--json", action="store_true", help="print a JSON list, one object per (file, rule)")
+    p.add_argument("--study", metavar="S", help="audit every run of study S and store the records")
+    p.add_argument("--ledger", type=Path, default=None, help="ledger file (default: $SBX_HOME/ledger.sqlite)")
+    p.add_argument("--verdict", choices=["clear", "flagged"], help="review: the reviewer's verdict")
+    p.add_argument("--reason", help="review: why (required)")
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.paths and args.paths[0] == "review":
+        return _review(args, args.paths[1:])
+    if args.verdict is not None or args.reason is not None:
+        raise ConfigError("--verdict and --reason belong to `sbx audit review RUN RULE`")
+    if args.study is not None:
+        if args.paths:
+            raise ConfigError("give either PATH... or --study, not both")
+        return _study(args)
+    if not args.paths:
+        raise ConfigError("nothing to audit: give PATH... or --study S")
+    from compliance.audit import audit_paths
+
+    records = audit_paths(args.paths)
+    _print(records, as_json=args.json)
+    return 0 if all(r.final_verdict == "clear" for r in records) else 1
+
+
+def _ledger(args: argparse.Namespace, *, must_exist: bool) -> sqlite3.Connection:
+    path = args.ledger if args.ledger is not None else sbx_home() / "ledger.sqlite"
+    if must_exist and not path.is_file():
+        raise LedgerUnavailable(f"{path}: no ledger file")
+    return sqlite3.connect(path)
+
+
+def _study(args: argparse.Namespace) -> int:
+    from compliance.records import is_compliant
+    from compliance.store import load_records
+    from compliance.study import audit_study
+
+    conn = _ledger(args, must_exist=True)
+    try:
+        audited = audit_study(conn, args.study)
+        final = {run_id: load_records(conn, run_id) for run_id in audited}
+    finally:
+        conn.close()
+    records = [r for rs in final.values() for r in rs]
+    _print(records, as_json=args.json)
+    if not args.json:
+        passing = sum(is_compliant(rs) for rs in final.values())
+        print(f"{passing} of {len(final)} runs compliant")
+    return 0 if all(is_compliant(rs) for rs in final.values()) else 1
+
+
+def _review(args: argparse.Namespace, rest: Sequence[str]) -> int:
+    from compliance.store import add_override, ensure_schema
+
+    if len(rest) != 2:
+        raise ConfigError('usage: sbx audit review RUN RULE --verdict clear|flagged --reason "..."')
+    if args.verdict is None or not (args.reason or "").strip():
+        raise ConfigError("sbx audit review needs --verdict clear|flagged and a non-empty --reason")
+    run_id, rule = rest
+    conn = _ledger(args, must_exist=True)
+    try:
+        ensure_schema(conn)
+        override = add_override(conn, run_id, rule, args.verdict, args.reason)
+    finally:
+        conn.close()
+    print(f"{run_id} {rule}: reviewer verdict {override.verdict} ({override.reason})")
+    return 0
+
+
+def _print(records: Sequence[object], *, as_json: bool) -> None:
+    from compliance.records import AuditRecord
+
+    rows = [r for r in records if isinstance(r, AuditRecord)]
+    if as_json:
+        payload = [r.model_dump(mode="json", include=set(_JSON_FIELDS)) for r in rows]
+        for item, record in zip(payload, rows, strict=True):
+            if record.run_id is not None:
+                item["run_id"] = record.run_id
+            if record.notes:
+                item["notes"] = record.notes
+            if record.override is not None:
+                item["override"] = record.override.model_dump(mode="json")
+                item["final_verdict"] = record.final_verdict
+        json.dump(payload, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return
+    width = max((len(r.file or r.run_id or "") for r in rows), default=4)
+    print(f"{'FILE':<{width}}  {'RULE':<20} {'V':>2}  {'VERDICT':<8} EVIDENCE")
+    for r in rows:
+        where = r.file or r.run_id or ""
+        verdict = r.final_verdict + ("*" if r.override is not None else "")
+        first = r.evidence[0].summary if r.evidence else (r.notes[0] if r.notes else "")
+        print(f"{where:<{width}}  {r.rule:<20} {r.rule_version:>2}  {verdict:<8} {first}")
