@@ -23,9 +23,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _show(args: argparse.Namespace) -> int:
     from orchestrator.ledger import Ledger
+    from orchestrator.run.record import full_record
 
     with Ledger(args.ledger, create=False) as ledger:
-        record = ledger.run_record_json(ledger.find_run(args.run_id).run_id)
+        record = full_record(ledger, ledger.find_run(args.run_id).run_id)
     print(json.dumps(record, indent=2) if args.json else format_record(record))
     return 0
 
@@ -49,6 +50,8 @@ def format_record(r: dict[str, Any]) -> str:
         ("experiments", f"{r['experiments_counted']} counted, {r['experiments_refused']} refused"),
         ("stop", f"{_v(r['stop_reason'])}   agent exit code {_v(r['agent_exit_code'])}"),
         ("delivered", f"train.py {_v(r['delivered_sha256'])}   {_v(r['commits'])} commits"),
+        ("holdout", _holdout(r)),
+        ("compliance", ", ".join(f"{k} {v}" for k, v in r.get("compliance", {}).items()) or None),
         ("manifest", r["artifact_manifest"]),
         ("image", r["image"]),
         ("resources", " ".join(f"{k}={v}" for k, v in r["resources"].items()) or None),
@@ -75,6 +78,15 @@ def format_record(r: dict[str, Any]) -> str:
             f"  {_v(x['commit_sha'])[:12]:<12} {x['note'] or ''}".rstrip()
         )
     return "\n".join(out)
+
+
+def _holdout(r: dict[str, Any]) -> str | None:
+    if r.get("scoring_error"):
+        return f"unscorable: {r['scoring_error']}"
+    if r.get("holdout_auc") is None:
+        return None
+    text = f"AUC {r['holdout_auc']:.4f} (SE {r['holdout_auc_se']:.4f}), AP {r['holdout_ap']:.4f}"
+    return text + ("   batch dependent" if r.get("batch_dependent") else "")
 
 
 def _v(value: object) -> str:

@@ -109,6 +109,13 @@ class Ledger:
                 with db.read_transaction(conn):
                     yield conn
 
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        """The ledger's connection, held under its lock, for the stores of other parts (scores, audits)
+        that run their own short transactions on the tables their migrations created."""
+        with self._lock:
+            yield self._connection()
+
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
             raise LedgerError(f"the ledger at {self.path} is closed")

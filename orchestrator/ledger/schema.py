@@ -111,6 +111,15 @@ CREATE TABLE experiments (
 """
 
 #: the schema, oldest first; append to extend (see the module docstring)
+def _owned(module: str) -> str:
+    """A table set whose SQL lives with the part that owns it (scoring, compliance)."""
+    import importlib
+
+    return str(importlib.import_module(module).SCHEMA)
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("core", _CORE),  # studies, runs, events, experiments
+    Migration("scores", _owned("orchestrator.scoring.store")),  # one row per (run, dataset)
+    Migration("audits", _owned("compliance.store")),  # audit records and reviewers' overrides
 )

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ledger_helpers import drive, plan
+from tests.ledger.ledger_helpers import drive, plan
 
 from orchestrator.cli import main
 from orchestrator.ledger import Ledger, RunState

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from ledger_helpers import plan, write_events_in_a_process
+from tests.ledger.ledger_helpers import plan, write_events_in_a_process
 
 from orchestrator.failures import IllegalTransition, LedgerError
 from orchestrator.ledger import Ledger, RunState

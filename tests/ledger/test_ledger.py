@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
-from ledger_helpers import drive, plan
+from tests.ledger.ledger_helpers import drive, plan
 
 from orchestrator.failures import (
     AmbiguousRunId,

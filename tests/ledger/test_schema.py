@@ -6,7 +6,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from ledger_helpers import plan
+from tests.ledger.ledger_helpers import plan
 
 from orchestrator.failures import LedgerError
 from orchestrator.ledger import MIGRATIONS, Ledger, Migration

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from ledger_helpers import drive, plan
+from tests.ledger.ledger_helpers import drive, plan
 from structlog.testing import capture_logs
 
 from orchestrator.failures import IllegalTransition
