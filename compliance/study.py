@@ -1,27 +1,18 @@
-"""Audit every run of a study from the ledger.
-
-The runs table belongs to the ledger; this module only reads it. The contract it relies on: a `runs` table
-with a run id column (`run_id`), a study column (`study_id`) and a column with the path of the delivered
-artifact (`artifact_path`: the delivered `train.py`, or a folder holding it). When the table or one of those
-columns is missing the audit stops with `LedgerUnavailable` naming what is missing, rather than guessing.
-"""
+"""Audit every delivered run of a study from the ledger: the committed train.py each run delivered (kept
+by its copy-out), with the scorer's batch check as evidence, stored in the ledger's audit tables."""
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from compliance.audit import audit_file
 from compliance.records import AuditRecord
-from compliance.store import ensure_schema, save_records
+from compliance.store import save_records
 from orchestrator.failures import LedgerUnavailable
+from orchestrator.ledger import Ledger
 from orchestrator.log import get_logger
 
 log = get_logger(__name__)
-
-RUNS_COLUMNS = ("run_id", "study_id", "artifact_path")
-
 
 @dataclass(frozen=True)
 class StudyRun:
@@ -29,39 +20,40 @@ class StudyRun:
     artifact: Path | None
 
 
-def study_runs(conn: sqlite3.Connection, study: str) -> list[StudyRun]:
-    """The runs of a study and where their delivered train.py is."""
-    tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if "runs" not in tables:
-        raise LedgerUnavailable(
-            "sbx audit --study is not available until the runs ledger exists (no `runs` table in the ledger)"
-        )
-    columns = {row[1] for row in conn.execute("PRAGMA table_info(runs)")}
-    missing = [c for c in RUNS_COLUMNS if c not in columns]
-    if missing:
-        raise LedgerUnavailable(f"the runs table lacks column(s) {', '.join(missing)} that the audit reads")
-    rows = conn.execute("SELECT run_id, artifact_path FROM runs WHERE study_id = ? ORDER BY run_id", (study,))
-    return [StudyRun(str(run_id), Path(path) if path else None) for run_id, path in rows]
+def study_runs(ledger: Ledger, study: str) -> list[StudyRun]:
+    """The delivered runs of a study (by name or id) and where their committed train.py is."""
+    from orchestrator.run.finish import delivered_dir
+
+    found = ledger.get_study_by_name(study) or ledger.get_study(study)
+    if found is None:
+        raise LedgerUnavailable(f"no study {study!r} in the ledger {ledger.path}")
+    out = []
+    for run in ledger.list_runs(study_id=found.study_id):
+        if run.delivered_sha256 is None:
+            continue  # nothing was delivered (failed before copy-out): nothing to audit
+        path = delivered_dir(run.run_id) / "git" / "train" / f"{run.delivered_sha256}.py"
+        out.append(StudyRun(run.run_id, path if path.exists() else None))
+    return out
 
 
 def _train_py(artifact: Path) -> Path:
     return artifact / "train.py" if artifact.is_dir() else artifact
 
 
-def audit_study(conn: sqlite3.Connection, study: str) -> dict[str, list[AuditRecord]]:
-    """Audit every run of `study`, store the records and return them by run. A run whose artifact is
-    missing gets `error` records, so it cannot pass as compliant."""
-    runs = study_runs(conn, study)
-    ensure_schema(conn)
+def audit_study(ledger: Ledger, study: str) -> dict[str, list[AuditRecord]]:
+    """Audit every delivered run of `study` (static traces plus the stored batch check), store the records
+    and return them by run. A run whose artifact is missing gets `error` records, so it cannot pass."""
+    from orchestrator.run.finish import audit_train
+    from orchestrator.scoring.store import load_scores
+
     out: dict[str, list[AuditRecord]] = {}
-    for run in runs:
-        path = (
-            _train_py(run.artifact) if run.artifact is not None else Path(f"<run {run.run_id}: no artifact>")
-        )
-        records = audit_file(path, run_id=run.run_id)
-        save_records(conn, run.run_id, records)
+    for run in study_runs(ledger, study):
+        path = run.artifact if run.artifact is not None else Path(f"<run {run.run_id}: no artifact>")
+        with ledger.connection() as conn:
+            holdout = load_scores(conn, run.run_id).get("holdout")
+        records = audit_train(run.run_id, path, holdout)
+        with ledger.connection() as conn:
+            save_records(conn, run.run_id, records)
         out[run.run_id] = records
-        log.info(
-            "audit.run", study_id=study, run_id=run.run_id, verdicts={r.rule: r.verdict for r in records}
-        )
+        log.info("audit.run", study=study, run_id=run.run_id, verdicts={r.rule: r.verdict for r in records})
     return out

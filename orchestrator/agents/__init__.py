@@ -28,6 +28,8 @@ BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 BUILTINS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "noop": ("noop.py", "delivers the starting code untouched"),
     "hpo": ("hpo.py", "seeded random search over XGBoost settings, one counted experiment per trial"),
+    "eval_concat": ("eval_concat.py", "rule breaker: trains on train + eval rows (for demos and tests)"),
+    "count_features": ("count_features.py", "rule breaker: count features from the scored batch (for demos and tests)"),
 })
 
 #: the environment every agent receives, variable -> meaning (docs/agents.md says the same)

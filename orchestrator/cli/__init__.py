@@ -21,6 +21,7 @@ _GROUPS = (
     "orchestrator.cli.show",
     "orchestrator.cli.run",
     "orchestrator.cli.audit",
+    "orchestrator.cli.study",
 )
 
 

@@ -74,12 +74,15 @@ def _study(args: argparse.Namespace) -> int:
     from compliance.store import load_records
     from compliance.study import audit_study
 
-    conn = _ledger(args, must_exist=True)
-    try:
-        audited = audit_study(conn, args.study)
-        final = {run_id: load_records(conn, run_id) for run_id in audited}
-    finally:
-        conn.close()
+    from orchestrator.ledger import Ledger
+
+    path = args.ledger if args.ledger is not None else sbx_home() / "ledger.sqlite"
+    if not path.is_file():
+        raise LedgerUnavailable(f"{path}: no ledger file")
+    with Ledger(path, create=False) as ledger:
+        audited = audit_study(ledger, args.study)
+        with ledger.connection() as conn:
+            final = {run_id: load_records(conn, run_id) for run_id in audited}
     records = [r for rs in final.values() for r in rs]
     _print(records, as_json=args.json)
     if not args.json:

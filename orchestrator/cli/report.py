@@ -16,7 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Write report.html (self-contained), summary.md, tables/*.csv and figures/*.png. "
         "Read the runs from --runs-csv (one row per run; columns in orchestrator/report/runs_table.py).",
     )
-    p.add_argument("study", nargs="?", help="study name in the ledger (not wired yet: use --runs-csv)")
+    p.add_argument("study", nargs="?", help="study name in the ledger (or use --runs-csv for runs made elsewhere)")
+    p.add_argument("--ledger", type=Path, default=None, help="ledger file (default: $SBX_HOME/ledger.sqlite)")
     p.add_argument("--runs-csv", type=Path, metavar="FILE", help="CSV of runs, one row per run")
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: report-<name> here)")
     p.add_argument("--title", help="report title")
@@ -35,24 +36,31 @@ def _run(args: argparse.Namespace) -> int:
 
     if args.study and args.runs_csv:
         raise ConfigError("give either a STUDY or --runs-csv FILE, not both")
-    if args.study:
-        raise ConfigError(
-            f"reading study {args.study!r} from the ledger is not available yet; export its runs "
-            "to CSV and run `sbx report --runs-csv FILE`"
-        )
-    if args.runs_csv is None:
-        raise ConfigError("nothing to report: give --runs-csv FILE (or a STUDY once the ledger is wired)")
+    if args.runs_csv is None and not args.study:
+        raise ConfigError("nothing to report: give a STUDY name or --runs-csv FILE")
     if args.seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {args.seed}")
-    runs = load_runs_csv(args.runs_csv)
-    out = args.out or Path(f"report-{args.runs_csv.stem}")
+    if args.study:
+        from orchestrator import paths as sbx_paths
+        from orchestrator.ledger import Ledger
+        from orchestrator.report import validate_runs
+        from orchestrator.study.export import runs_frame, study_id_of
+
+        with Ledger(args.ledger, create=False) as ledger:
+            runs = validate_runs(runs_frame(ledger, study_id_of(ledger, args.study)), source=f"study {args.study}")
+        name, source = args.study, f"study {args.study} in {args.ledger or 'the ledger'}"
+        out = args.out or sbx_paths.sbx_home() / "reports" / args.study
+    else:
+        runs = load_runs_csv(args.runs_csv)
+        name, source = args.runs_csv.name, str(args.runs_csv)
+        out = args.out or Path(f"report-{args.runs_csv.stem}")
     paths = build_report(
         runs,
         out,
-        title=args.title or f"sbx report: {args.runs_csv.name}",
+        title=args.title or f"sbx report: {name}",
         exclusion=args.exclusion,
         seed=args.seed,
-        source=str(args.runs_csv),
+        source=source,
     )
     for path in paths.all():
         print(path)

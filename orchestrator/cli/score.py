@@ -113,14 +113,33 @@ def _rescore(args: argparse.Namespace) -> int:
     from orchestrator.scoring.rescore import Progress, rescore
     from orchestrator.scoring.store import ensure_schema
 
+    run_ids = list(args.runs or [])
     if args.study:
-        raise ConfigError("rescore --study needs the ledger's run list, which is not wired in yet; "
-                          "pass the runs with --run RUN_ID (repeatable)")
-    if not args.runs:
-        raise ConfigError("rescore: name at least one run with --run RUN_ID")
+        from orchestrator.ledger import Ledger
+        from orchestrator.study.export import study_id_of
+
+        with Ledger(args.ledger, create=False) as led:
+            run_ids += [r.run_id for r in led.list_runs(study_id=study_id_of(led, args.study))
+                        if r.delivered_sha256 is not None and r.status in ("scored", "audited")]
+    if not run_ids:
+        raise ConfigError("rescore: name runs with --run RUN_ID (repeatable) or --study S")
     if args.parallel < 1:
         raise ConfigError("rescore: --parallel must be at least 1")
-    artifacts = args.artifacts or paths.sbx_home() / "runs"
+    if args.artifacts is not None:
+        def artifact_dir(run_id: str) -> Path:
+            return args.artifacts / run_id
+    else:
+        from orchestrator.ledger import Ledger
+        from orchestrator.run.finish import scoring_repo
+
+        with Ledger(args.ledger, create=False) as led:
+            delivered = {r: led.get_run(r).delivered_sha256 for r in run_ids}
+
+        def artifact_dir(run_id: str) -> Path:
+            sha = delivered.get(run_id)
+            if sha is None:
+                raise ConfigError(f"run {run_id} delivered no train.py")
+            return scoring_repo(run_id, sha)
     task, _client, image, data_dir, options = _setup(args)
     ledger = args.ledger or paths.sbx_home() / "ledger.sqlite"
     ledger.parent.mkdir(parents=True, exist_ok=True)
@@ -160,10 +179,10 @@ def _rescore(args: argparse.Namespace) -> int:
                     bar.update(tid, completed=p.done, total=p.total)
                     bar.console.print(line(p))
 
-                report = rescore(conn, args.runs, args.data, artifact_dir=lambda r: artifacts / r, score=score,
+                report = rescore(conn, run_ids, args.data, artifact_dir=artifact_dir, score=score,
                                  parallel=args.parallel, on_progress=on_progress, force=args.force)
         else:
-            report = rescore(conn, args.runs, args.data, artifact_dir=lambda r: artifacts / r, score=score,
+            report = rescore(conn, run_ids, args.data, artifact_dir=artifact_dir, score=score,
                              parallel=args.parallel, on_progress=lambda p: print(line(p), flush=True),
                              force=args.force)
     finally:

@@ -22,7 +22,7 @@ from orchestrator.images import resolve_image
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.log import get_logger
 from orchestrator.scoring.service import ScoreOptions, ScoreResult, score_repo
-from orchestrator.scoring.store import save_score
+from orchestrator.scoring.store import load_scores, save_score
 from orchestrator.specs import TaskSpec
 
 log = get_logger(__name__)
@@ -47,9 +47,9 @@ def scoring_repo(run_id: str, delivered_sha256: str) -> Path:
     return repo
 
 
-def audit_delivered(run_id: str, repo: Path, score: ScoreResult | None) -> list[AuditRecord]:
-    """Static traces over the delivered train.py, with the scorer's batch check as evidence."""
-    records = audit_file(repo / "train.py", run_id=run_id)
+def audit_train(run_id: str, train_py: Path, score: ScoreResult | None) -> list[AuditRecord]:
+    """Static traces over a delivered train.py, with the scorer's batch check as evidence."""
+    records = audit_file(train_py, run_id=run_id)
     if score is None or score.rows_checked is None or score.rows_changed is None:
         return records
     check = BatchCheck(rows_checked=score.rows_checked, rows_changed=score.rows_changed,
@@ -67,7 +67,7 @@ def score_and_audit(client: docker.DockerClient, ledger: Ledger, run_id: str, ta
     image = resolve_image(client, "scorer")
     result = score_repo(client, repo, data_dir or task.data_dir(), "holdout", image=image.id, options=options,
                         run_id=run_id, target=task.target, positive=task.positive_label)
-    records = audit_delivered(run_id, repo, result)
+    records = audit_train(run_id, repo / "train.py", result)
     with ledger.connection() as conn:
         save_score(conn, run_id, result)
         save_records(conn, run_id, records)
@@ -79,4 +79,22 @@ def score_and_audit(client: docker.DockerClient, ledger: Ledger, run_id: str, ta
         return result
     ledger.advance(run_id, RunState.SCORED)
     ledger.advance(run_id, RunState.AUDITED)
+    return result
+
+
+def score_extra_dataset(client: docker.DockerClient, ledger: Ledger, run_id: str, task: TaskSpec, dataset: str,
+                        data_dir: Path | None = None, options: ScoreOptions | None = None) -> ScoreResult | None:
+    """Score a scored run's delivered train.py on another prepared dataset (e.g. `later`), once."""
+    record = ledger.get_run(run_id)
+    if record.delivered_sha256 is None:
+        return None
+    with ledger.connection() as conn:
+        if dataset in load_scores(conn, run_id):
+            return None
+    repo = scoring_repo(run_id, record.delivered_sha256)
+    image = resolve_image(client, "scorer")
+    result = score_repo(client, repo, data_dir or task.data_dir(), dataset, image=image.id, options=options,
+                        run_id=run_id, target=task.target, positive=task.positive_label)
+    with ledger.connection() as conn:
+        save_score(conn, run_id, result)
     return result

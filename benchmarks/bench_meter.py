@@ -1,0 +1,437 @@
+"""The CPU meter in a real sandbox: accuracy against the work done, the gate's start-up cost, the overshoot
+past the budget at the kill, and which processes dodge the gate (and what they still cannot dodge).
+
+One run starts a sandbox container (DockerSandbox, the built sandbox image) with the real host Meter, like
+a run does (orchestrator/run/execute.py), and runs every workload with `docker exec` as the agent user, so
+each Python process passes the gate and lands in `py`. It prints four tables and one summary line per target:
+
+1. metered/work: the delta of `py`'s kernel CPU counter against the CPU the workload says it did, summed
+   over all its processes (time.process_time / os.times in each process; pool workers report theirs
+   back; the forkserver and resource-tracker helpers, which run no task, are read from /proc/<pid>/stat
+   before they exit). Target: within 2%. The container's total is shown beside it, and for the pools what
+   getrusage(RUSAGE_CHILDREN) saw: a rusage meter misses forkserver workers entirely.
+2. gate start-up: median wall time of `python -c pass`, timed inside the container by a bash loop
+   ($EPOCHREALTIME, no docker exec in the number), with the gate and the meter answering, against the same
+   image with no /run/sbx mounted (the gate returns at once) and the scorer image (no gate at all).
+3. overshoot: a busy loop against a 3 CPU-s budget at poll interval 0.2 s, three times (and once more
+   with two busy processes on two cores): the meter's reading at the kill and the final `py` reading
+   (container paused) minus the budget.
+4. dodges: which ways of starting compute stay outside `py` (they still count toward the container's
+   total, and the last row shows the hard stop killing the container), and which tampering fails.
+
+    .venv/bin/python benchmarks/bench_meter.py [--cpuset 0,1] [--starts 50] [--skip-dodges]
+
+Takes about two minutes on a 2-core machine. Containers and cgroups are removed however it ends.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from orchestrator import engine  # noqa: E402
+from orchestrator.images import resolve_image  # noqa: E402
+from orchestrator.sandbox.cgroups import CgroupLayout, CgroupNode  # noqa: E402
+from orchestrator.sandbox.docker import DockerSandbox, SandboxSpec  # noqa: E402
+from orchestrator.sandbox.meter import GATE_SOCKET, Meter  # noqa: E402
+from orchestrator.sandbox.workspace import tar_for_agent  # noqa: E402
+from orchestrator.specs import Budget  # noqa: E402
+
+GENEROUS = dict(name="bench", cpu_seconds=5000, hard_stop_cpu_seconds=10000, experiments=1, experiment_timeout_s=60,
+                wall_clock_minutes=30, memory_mb=2048, pids=512)
+
+# --- workloads (files in /workspace/bench inside the container) ---------------------------------------
+
+BUSY = """\
+import json, time
+t = time.process_time()
+while time.process_time() - t < 3.0:
+    pass
+print(json.dumps({"work": time.process_time()}))
+"""
+
+XGB = """\
+import json, os
+import numpy as np
+import xgboost as xgb
+rng = np.random.default_rng(0)
+X = rng.standard_normal((40_000, 20), dtype=np.float32)
+y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.standard_normal(40_000) > 0).astype(np.float32)
+d = xgb.DMatrix(X, label=y, nthread=2)
+xgb.train({"nthread": 2, "max_depth": 7, "tree_method": "hist", "objective": "binary:logistic", "eta": 0.1},
+          d, num_boost_round=int(os.environ.get("ROUNDS", "120")))
+t = os.times()
+print(json.dumps({"work": t.user + t.system}))
+"""
+
+POOL = """\
+import json, multiprocessing as mp, os, resource, sys, time
+
+def work(seconds):
+    t = time.process_time()
+    while time.process_time() - t < seconds:
+        pass
+    return os.getpid(), time.process_time()   # this worker's whole CPU so far (process_time starts at 0 in a fork)
+
+def live_cpu(pid):
+    # utime + stime of a live process (fields 14 and 15 of /proc/<pid>/stat)
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+if __name__ == "__main__":
+    method = sys.argv[1]
+    pool = mp.get_context(method).Pool(2)
+    results = pool.map(work, [0.75] * 4, chunksize=1)
+    pool.close()
+    pool.join()
+    workers = {}
+    for pid, cpu in results:
+        workers[pid] = max(workers.get(pid, 0.0), cpu)
+    helpers = {}
+    if method == "forkserver":
+        from multiprocessing import forkserver
+        helpers["forkserver"] = live_cpu(forkserver._forkserver._forkserver_pid)
+    from multiprocessing import resource_tracker
+    if resource_tracker._resource_tracker._pid:
+        helpers["resource_tracker"] = live_cpu(resource_tracker._resource_tracker._pid)
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    parent = time.process_time()
+    print(json.dumps({"work": parent + sum(workers.values()) + sum(helpers.values()), "parent": parent,
+                      "workers": sum(workers.values()), "n_workers": len(workers), "helpers": helpers,
+                      "rusage_children": ru.ru_utime + ru.ru_stime}))
+"""
+
+# N runs of a command, each timed by bash itself: no fork of `date`, no docker exec in the number.
+TIMER = 'n=$1; shift; for ((i=0; i<n; i++)); do s=$EPOCHREALTIME; "$@" || exit 3; e=$EPOCHREALTIME; echo "$s $e"; done'
+
+BUSY_1S = ("import sys, time\nt = time.process_time()\nwhile time.process_time() - t < 1.0: pass\n"
+           "cg = [l for l in open('/proc/self/cgroup') if ':cpuacct' in l][0].strip()\n"
+           "print('IN_PY' if cg.endswith('/py') else 'OUTSIDE', cg.rsplit('/', 1)[1])\n")
+MARK_PTH = "import sys; sys._sbx_gate_ran = True\n"
+
+
+def ratio(a: float, b: float) -> float:
+    return a / b if b else float("nan")
+
+
+def wait_empty(node: CgroupNode, timeout_s: float = 10) -> None:
+    end = time.monotonic() + timeout_s
+    while node.pids() and time.monotonic() < end:
+        time.sleep(0.05)
+
+
+class Bench:
+    def __init__(self, cpuset: str) -> None:
+        self.client = engine.client()
+        self.cpuset = cpuset
+        self.cores = len(cpuset.split(","))
+        self.sandbox_image = resolve_image(self.client, "sandbox")
+        self.scorer_image = resolve_image(self.client, "scorer")
+        self.budget = Budget(**GENEROUS, cores=self.cores)
+        self.sock_dir = Path(tempfile.mkdtemp(prefix="sbx-bench-", dir="/tmp"))
+        os.chmod(self.sock_dir, 0o755)
+        self.events: list[tuple[str, dict[str, Any]]] = []
+        self.tag = uuid.uuid4().hex[:8]
+        self.sandbox: DockerSandbox | None = None
+        self.meter: Meter | None = None
+        self.node: CgroupNode | None = None
+        self.plain: list[Any] = []  # the comparison containers of the start-up test
+
+    # --- setup and teardown ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        ws = Path(tempfile.mkdtemp(prefix="sbx-bench-ws-"))
+        try:
+            (ws / "bench").mkdir()
+            for name, text in (("busy.py", BUSY), ("xgb.py", XGB), ("pool.py", POOL), ("busy1.py", BUSY_1S),
+                               ("timer.sh", TIMER)):
+                (ws / "bench" / name).write_text(text)
+            self.sandbox = DockerSandbox(self.client, SandboxSpec(
+                run_id=f"bench-{self.tag}", image=self.sandbox_image.id, budget=self.budget, cpuset=self.cpuset,
+                sock_dir=self.sock_dir, extra_labels={"sbx.bench": "meter"}))
+            self.sandbox.create(tar_for_agent(ws))
+        finally:
+            shutil.rmtree(ws, ignore_errors=True)
+        pid = self.sandbox.start()
+        self.node = CgroupLayout.detect().node_of_pid(pid)
+        self.new_meter(self.budget)
+
+    def new_meter(self, budget: Budget, interval_s: float = 0.2) -> Meter:
+        """A fresh meter (and a fresh, zeroed `py`) on the same container."""
+        if self.meter is not None:
+            self.meter.stop()
+            self.meter.remove_cgroups()
+        assert self.node is not None and self.sandbox is not None
+        self.meter = Meter(self.node, budget, self.sock_dir, lambda k, d: self.events.append((k, d)),
+                           kill_container=self.sandbox.kill, interval_s=interval_s)
+        self.meter.start()
+        return self.meter
+
+    def close(self) -> None:
+        for c in self.plain:
+            try:
+                c.remove(force=True)
+            except Exception as exc:  # noqa: BLE001 - cleanup must go on
+                print(f"cleanup: {exc}", file=sys.stderr)
+        if self.meter is not None:
+            self.meter.stop()
+            if self.sandbox is not None:
+                self.sandbox.kill()
+            self.meter.remove_cgroups()
+        if self.sandbox is not None:
+            self.sandbox.remove()
+        shutil.rmtree(self.sock_dir, ignore_errors=True)
+
+    # --- helpers -------------------------------------------------------------------------------------
+
+    def exec(self, cmd: list[str], env: dict[str, str] | None = None, container: Any = None) -> tuple[int, str]:
+        c = container if container is not None else self.sandbox.container  # type: ignore[union-attr]
+        r = c.exec_run(cmd, user="agent", workdir="/workspace", environment=env)
+        return r.exit_code, (r.output or b"").decode(errors="replace")
+
+    def readings(self) -> tuple[float, float]:
+        assert self.meter is not None and self.node is not None
+        return self.meter.py.usage_seconds(), self.node.usage_seconds()
+
+    def metered(self, cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float, int, str]:
+        """(py delta, container delta, exit code, output) of one exec, after every process it left has ended."""
+        assert self.meter is not None
+        py0, c0 = self.readings()
+        code, out = self.exec(cmd, env)
+        wait_empty(self.meter.py)
+        py1, c1 = self.readings()
+        return py1 - py0, c1 - c0, code, out
+
+    # --- 1. accuracy ---------------------------------------------------------------------------------
+
+    def accuracy(self) -> list[dict[str, Any]]:
+        rows = []
+        cases = [("busy process", ["python", "bench/busy.py"]),
+                 ("xgboost nthread=2", ["python", "bench/xgb.py"]),
+                 ("pool fork", ["python", "bench/pool.py", "fork"]),
+                 ("pool spawn", ["python", "bench/pool.py", "spawn"]),
+                 ("pool forkserver", ["python", "bench/pool.py", "forkserver"])]
+        for name, cmd in cases:
+            py, total, code, out = self.metered(cmd)
+            if code != 0:
+                raise RuntimeError(f"{name} failed ({code}): {out[-2000:]}")
+            rep = json.loads(out.strip().splitlines()[-1])
+            rows.append({"name": name, "py": py, "container": total, **rep})
+        return rows
+
+    # --- 2. gate start-up ------------------------------------------------------------------------------
+
+    def _plain_container(self, image: Any, name: str) -> Any:
+        c = self.client.containers.run(
+            image.id, ["sleep", "infinity"], detach=True, name=f"sbx-bench-{name}-{self.tag}", user="agent",
+            network_mode="none", init=True, cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
+            tmpfs={"/tmp": "size=64m,mode=1777"}, cpuset_cpus=self.cpuset, nano_cpus=self.cores * 1_000_000_000,
+            labels={"sbx.kind": "bench", "sbx.bench": "meter"})
+        self.plain.append(c)
+        return c
+
+    def startup(self, n: int) -> dict[str, list[float]]:
+        assert self.sandbox is not None
+        nogate = self._plain_container(self.sandbox_image, "nogate")   # same image, no /run/sbx: the gate returns at once
+        scorer = self._plain_container(self.scorer_image, "scorer")    # no gate installed at all
+        timer = TIMER
+        configs = {"gate + meter": self.sandbox.container, "gate, no /run/sbx": nogate, "no gate (scorer image)": scorer}
+        times: dict[str, list[float]] = {k: [] for k in configs}
+        rounds, per = 5, max(1, n // 5)
+        for c in configs.values():  # warm the page cache once
+            self.exec(["bash", "-c", timer, "timer", "3", "python", "-c", "pass"], container=c)
+        for _ in range(rounds):  # interleaved, so load elsewhere on the machine falls on all three
+            for name, c in configs.items():
+                code, out = self.exec(["bash", "-c", timer, "timer", str(per), "python", "-c", "pass"], container=c)
+                if code != 0:
+                    raise RuntimeError(f"start-up loop failed in {name}: {out[-500:]}")
+                for line in out.split("\n"):
+                    if line.strip():
+                        s, e = line.split()
+                        times[name].append((float(e) - float(s)) * 1000)
+        return times
+
+    # --- 3. overshoot -----------------------------------------------------------------------------------
+
+    def overshoot(self, budget_s: float, procs: int, reps: int) -> list[tuple[float, float, int]]:
+        assert self.sandbox is not None
+        out = []
+        code = "import os\n" + ("os.fork()\n" if procs == 2 else "") + "while True: pass\n"
+        for _ in range(reps):
+            b = self.budget.model_copy(update={"cpu_seconds": budget_s})
+            m = self.new_meter(b, interval_s=0.2)
+            exit_code, _ = self.exec(["python", "-c", code])
+            self.sandbox.pause()
+            try:
+                final = m.py.usage_seconds()
+            finally:
+                self.sandbox.unpause()
+            out.append((m.state.overshoot_at_kill if m.state.overshoot_at_kill is not None else float("nan"),
+                        final - budget_s, exit_code))
+        self.new_meter(self.budget)
+        return out
+
+    # --- 4. dodges ------------------------------------------------------------------------------------
+
+    def dodges(self) -> list[tuple[str, str, float, float, str]]:
+        """(how, verdict, py delta, container delta, detail) for each way of starting compute."""
+        assert self.meter is not None and self.sandbox is not None and self.node is not None
+        site = "lib/python3.11/site-packages"
+        mark = f"echo '{MARK_PTH.strip()}' >"
+        prepare = {
+            # a copy of the stdlib without the sitecustomize hook, for PYTHONHOME
+            "home": "mkdir -p /tmp/home/lib && cp -r /usr/lib/python3.11 /tmp/home/lib/ "
+                    "&& rm -f /tmp/home/lib/python3.11/sitecustomize.py",
+            # venvs of the agent's own: one plain, one with a .pth that runs before the stdlib's sitecustomize
+            "venv": f"python -m venv --without-pip /tmp/plainvenv && python -m venv --without-pip /tmp/myvenv "
+                    f"&& {mark} /tmp/myvenv/{site}/000-mine.pth",
+            # a sitecustomize on PYTHONPATH
+            "pp": f"mkdir -p /tmp/pp && echo 'import sys; sys._sbx_gate_ran = True' > /tmp/pp/sitecustomize.py",
+            # the user site of the system interpreter (venvs ignore it); last, as it changes /usr/bin/python3
+            "user": f"mkdir -p /home/agent/.local/{site} && {mark} /home/agent/.local/{site}/000-mine.pth",
+        }
+        busy = "/workspace/bench/busy1.py"
+        cases: list[tuple[str, str, list[str], dict[str, str] | None]] = [
+            ("python (venv; control)", "", ["python", busy], None),
+            ("/usr/bin/python3 (control)", "", ["/usr/bin/python3", busy], None),
+            ("python -I", "", ["python", "-I", busy], None),
+            ("python -E", "", ["python", "-E", busy], None),
+            ("PYTHONPATH=dir with sitecustomize.py", "pp", ["python", busy], {"PYTHONPATH": "/tmp/pp"}),
+            ("python -S", "", ["python", "-S", busy], None),
+            ("/usr/bin/python3 -S", "", ["/usr/bin/python3", "-S", busy], None),
+            ("PYTHONHOME=copied stdlib, /usr/bin/python3", "home", ["/usr/bin/python3", busy], {"PYTHONHOME": "/tmp/home"}),
+            ("PYTHONHOME=copied stdlib, venv python", "", ["python", busy], {"PYTHONHOME": "/tmp/home"}),
+            ("agent venv, no .pth of its own", "venv", ["/tmp/plainvenv/bin/python", busy], None),
+            ("agent venv + .pth setting _sbx_gate_ran", "", ["/tmp/myvenv/bin/python", busy], None),
+            ("agent venv + PYTHONPATH sitecustomize.py", "", ["/tmp/plainvenv/bin/python", busy], {"PYTHONPATH": "/tmp/pp"}),
+            ("~/.local .pth, /usr/bin/python3", "user", ["/usr/bin/python3", busy], None),
+            ("~/.local .pth, venv python", "", ["python", busy], None),
+            ("bash busy loop", "", ["bash", "-c", "timeout 1 bash -c 'while :; do :; done'; "
+                                    "c=$(grep :cpuacct /proc/$$/cgroup); [[ $c == */py ]] && echo IN_PY || echo OUTSIDE ${c##*/}"], None),
+        ]
+        rows = []
+        for how, prep, cmd, env in cases:
+            if prep:
+                code, out = self.exec(["bash", "-c", prepare[prep]])
+                if code != 0:
+                    raise RuntimeError(f"dodge setup {prep} failed: {out[-1000:]}")
+            py, total, code, out = self.metered(cmd, env)
+            last = out.strip().splitlines()[-1] if out.strip() else ""
+            verdict = "metered" if last.startswith("IN_PY") else ("DODGES" if last.startswith("OUTSIDE") else f"exit {code}")
+            rows.append((how, verdict, py, total, "" if verdict != f"exit {code}" else out[-200:].replace("\n", " ")))
+
+        # Tampering from inside: leave `py` through the cgroup filesystem, replace the socket, call it from outside.
+        py_path = "/sys/fs/cgroup/cpuacct/cgroup.procs"
+        code, out = self.exec(["python", "-c",
+                               f"import os\ntry:\n    open({py_path!r}, 'w').write(str(os.getpid()))\n    print('moved')\n"
+                               "except OSError as e:\n    print('refused:', e.strerror)"])
+        rows.append(("a metered process writes itself to the container's cgroup.procs", "cannot", 0.0, 0.0, out.strip()))
+        code, out = self.exec(["bash", "-c", f"rm -f /run/sbx/{GATE_SOCKET} 2>&1 || true; touch /run/sbx/x 2>&1 || true"])
+        rows.append(("remove or add a file in /run/sbx", "cannot", 0.0, 0.0, " | ".join(out.strip().splitlines())[:120]))
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(str(self.sock_dir / GATE_SOCKET))
+        s.sendall(b"GATE -\n")
+        reply = s.recv(4096).decode().strip()
+        s.close()
+        rows.append(("a process outside the container calls the gate", "cannot", 0.0, 0.0, reply))
+
+        # The hard stop: a dodging loop runs until the container's total passes it, then the container dies.
+        total_now = self.node.usage_seconds()
+        stop_at = total_now + 2.0
+        m = self.new_meter(self.budget.model_copy(update={"cpu_seconds": 1000, "hard_stop_cpu_seconds": stop_at}))
+        t0 = time.monotonic()
+        code, _ = self.exec(["python", "-S", "-c", "while True: pass"])
+        wall = time.monotonic() - t0
+        deadline = time.monotonic() + 10
+        while self.sandbox.is_running() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        rows.append((f"python -S loop against a hard stop at total+2 CPU-s", "hard stop" if m.state.hard_stopped else "NOT STOPPED",
+                     0.0, m.state.container_seconds - total_now,
+                     f"exit {code} after {wall:.1f}s; container running: {self.sandbox.is_running()}; "
+                     f"overshoot {m.state.hard_stop_overshoot or 0:.3f} CPU-s"))
+        return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cpuset", default=None, help="CPUs of the sandbox (default: the first two this process may use)")
+    ap.add_argument("--starts", type=int, default=50, help="python starts timed per configuration")
+    ap.add_argument("--skip-dodges", action="store_true")
+    args = ap.parse_args()
+    cpuset = args.cpuset or ",".join(str(c) for c in sorted(os.sched_getaffinity(0))[:2])
+    t_start = time.monotonic()
+    bench = Bench(cpuset)
+    summary: list[str] = []
+    try:
+        bench.start()
+        print(f"sandbox {bench.sandbox_image.tags[0] if bench.sandbox_image.tags else bench.sandbox_image.id[:19]}, "
+              f"cpuset {cpuset}, cgroup v{CgroupLayout.detect().version}, poll interval 0.2 s")
+
+        print("\n1. metered CPU-s (py) against the work the workload measured itself")
+        print(f"{'workload':<20}{'work s':>8}{'py s':>8}{'py/work':>9}{'cont/work':>10}{'helpers s':>10}{'rusage_ch s':>12}")
+        for r in bench.accuracy():
+            helpers = sum(r.get("helpers", {}).values()) if isinstance(r.get("helpers"), dict) else 0.0
+            rusage = f"{r['rusage_children']:.3f}" if "rusage_children" in r else "-"
+            print(f"{r['name']:<20}{r['work']:>8.3f}{r['py']:>8.3f}{ratio(r['py'], r['work']):>9.4f}"
+                  f"{ratio(r['container'], r['work']):>10.4f}{helpers if 'helpers' in r else float('nan'):>10.3f}{rusage:>12}")
+            if "workers" in r:
+                print(f"{'':<20}  parent {r['parent']:.3f} + {r['n_workers']} workers {r['workers']:.3f} + helpers "
+                      + ", ".join(f"{k} {v:.3f}" for k, v in r["helpers"].items()))
+            summary.append(f"metered/work {r['name']:<18} {ratio(r['py'], r['work']):.4f} (target within 2%: "
+                           f"{'ok' if abs(ratio(r['py'], r['work']) - 1) <= 0.02 else 'MISSED'})")
+            if r["name"] == "pool forkserver":
+                summary.append(f"rusage(RUSAGE_CHILDREN)/work forkserver {ratio(r['rusage_children'], r['work']):.4f} "
+                               f"(saw {r['rusage_children']:.3f} of {r['work']:.3f} CPU-s)")
+
+        print(f"\n2. wall time of `python -c pass` inside the container, {args.starts} starts each (ms)")
+        times = bench.startup(args.starts)
+        print(f"{'configuration':<26}{'median':>8}{'p10':>8}{'p90':>8}{'min':>8}")
+        for name, ts in times.items():
+            q = statistics.quantiles(ts, n=10)
+            print(f"{name:<26}{statistics.median(ts):>8.1f}{q[0]:>8.1f}{q[-1]:>8.1f}{min(ts):>8.1f}")
+        med = {k: statistics.median(v) for k, v in times.items()}
+        base = med["no gate (scorer image)"]
+        summary.append(f"gate start-up  gate+meter/no gate {ratio(med['gate + meter'], base):.3f} "
+                       f"(+{med['gate + meter'] - base:.1f} ms; of which the socket round trip "
+                       f"+{med['gate + meter'] - med['gate, no /run/sbx']:.1f} ms)")
+
+        print("\n3. overshoot past a 3 CPU-s budget, poll interval 0.2 s (CPU-s)")
+        print(f"{'busy processes':<16}{'at kill':>10}{'final-budget':>14}{'exit':>6}")
+        for procs, reps in ((1, 3), (2, 1)):
+            res = bench.overshoot(3.0, procs, reps)
+            for at_kill, final, code in res:
+                print(f"{procs:<16}{at_kill:>10.3f}{final:>14.3f}{code:>6}")
+            finals = [f for _, f, _ in res]
+            kills = [a for a, _, _ in res]
+            summary.append(f"overshoot {procs} proc  at kill {min(kills):.3f}..{max(kills):.3f}, final {min(finals):.3f}.."
+                           f"{max(finals):.3f} CPU-s (bound: interval x busy cores = {0.2 * procs:.1f} + kill latency)")
+
+        if not args.skip_dodges:
+            print("\n4. dodges: each a 1 CPU-s busy loop; where its CPU was counted (CPU-s)")
+            print(f"{'how':<52}{'verdict':>10}{'py':>7}{'total':>7}  detail")
+            for how, verdict, py, total, detail in bench.dodges():
+                print(f"{how:<52}{verdict:>10}{py:>7.2f}{total:>7.2f}  {detail}")
+    finally:
+        bench.close()
+    print("\nsummary")
+    for line in summary:
+        print("  " + line)
+    print(f"  (bench wall time {time.monotonic() - t_start:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,80 @@
+"""Where a study's runs execute. A backend offers slots (a node and a CPU set each) and runs one job per
+slot at a time; the driver decides what runs next and alone writes the ledger (the local backend writes
+through the driver's own ledger; the Ray backend returns each run's records to the driver)."""
+
+from __future__ import annotations
+
+import importlib
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from orchestrator.failures import ConfigError
+
+
+@dataclass(frozen=True)
+class Slot:
+    node: str
+    index: int      # slot number on its node
+    cpuset: str     # e.g. "0-1"
+
+    @property
+    def label(self) -> str:
+        return f"{self.node}#{self.index}"
+
+
+@dataclass(frozen=True)
+class RunJob:
+    """Everything a node needs to execute one planned attempt and score it."""
+
+    study_id: str
+    study_name: str
+    run_id: str
+    pairing: str
+    agent: str | None
+    agent_command: str | None
+    model: str | None
+    repeat: int
+    seed: int
+    task: str
+    budget: str
+    datasets: tuple[str, ...]
+    data_dir: str | None = None
+    phase: str = "run"            # run | finish (scoring/audit left over after a crash)
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    run_id: str
+    status: str
+    failure_class: str | None
+    failure_reason: str | None
+    slot: str
+    seconds: float
+    cpu_seconds: float | None = None
+
+
+class Backend(Protocol):
+    name: str
+
+    def slots(self) -> list[Slot]: ...
+    def submit(self, job: RunJob, slot: Slot) -> Future[RunOutcome]: ...
+    def close(self) -> None: ...
+
+
+_BACKENDS = {
+    "local": "orchestrator.study.local:LocalBackend",
+    "ray": "orchestrator.study.ray_backend:RayBackend",
+}
+
+
+def backend_class(kind: str) -> Any:
+    """The backend class for a `type` tag; optional SDKs load only when chosen."""
+    if kind not in _BACKENDS:
+        raise ConfigError(f"unknown backend {kind!r}; known: {', '.join(_BACKENDS)}")
+    module, _, name = _BACKENDS[kind].partition(":")
+    try:
+        return getattr(importlib.import_module(module), name)
+    except ImportError as exc:
+        raise ConfigError(f"backend {kind!r} needs {exc.name}: pip install 'sbx[fleet]'") from None

@@ -1,0 +1,98 @@
+"""Leftovers of runs nobody owns: containers, volumes, per-run socket folders, metering cgroups.
+
+A restarted driver owns nothing yet, so everything labelled with its study is a leftover of the process
+that died; `sbx gc` removes leftovers of every study (or of dead owners only, with --dead-only)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from orchestrator.ledger import Ledger, RunState
+from orchestrator.log import get_logger
+from orchestrator.sandbox.docker import LABEL_OWNER, LABEL_RUN, LABEL_STUDY
+
+log = get_logger(__name__)
+
+IN_FLIGHT = (RunState.STARTING, RunState.RUNNING)
+
+
+def _owner_alive(owner: str) -> bool:
+    host, _, pid = owner.partition(":")
+    if host != socket.gethostname() or not pid.isdigit():
+        return True  # another machine's process: not ours to judge
+    try:
+        os.kill(int(pid), 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+def remove_containers(client: docker.DockerClient, *, study_id: str | None = None, dead_only: bool = False) -> list[str]:
+    """Remove sbx containers (sandboxes, copiers, scorers) and workspace volumes; returns the run ids hit."""
+    label = f"{LABEL_STUDY}={study_id}" if study_id else LABEL_RUN
+    runs: list[str] = []
+    for c in client.containers.list(all=True, filters={"label": label}):
+        if dead_only and _owner_alive(c.labels.get(LABEL_OWNER, "")):
+            continue
+        runs.append(c.labels.get(LABEL_RUN, ""))
+        with contextlib.suppress(docker.errors.APIError):
+            c.remove(force=True)
+        log.info("reap.container", container=c.name, run_id=c.labels.get(LABEL_RUN))
+    for v in client.volumes.list(filters={"label": label}):
+        if dead_only and _owner_alive((v.attrs.get("Labels") or {}).get(LABEL_OWNER, "")):
+            continue
+        with contextlib.suppress(docker.errors.APIError):
+            v.remove(force=True)
+            log.info("reap.volume", volume=v.name)
+    for run_id in {r for r in runs if r}:
+        remove_socket_dirs(run_id)
+    return sorted({r for r in runs if r})
+
+
+def remove_socket_dirs(run_id: str | None = None) -> int:
+    """Per-run socket folders under /tmp (sbx-<last 8 of run id>-*); all of them when run_id is None."""
+    n = 0
+    pattern = f"sbx-{run_id[-8:]}-*" if run_id else "sbx-*-*"
+    for d in Path("/tmp").glob(pattern):
+        if d.is_dir() and (d / "gate.sock").exists():  # a run's socket folder, nothing else named alike
+            shutil.rmtree(d, ignore_errors=True)
+            n += 1
+    return n
+
+
+def orphan_cgroups(client: docker.DockerClient) -> list[Path]:
+    """Metering cgroups (`py`, in any hierarchy) under container cgroups whose container no longer exists."""
+    live = {c.id for c in client.containers.list(all=True)}
+    root = Path("/sys/fs/cgroup")
+    found = [*root.glob("*/docker/*/py"), *root.glob("docker/*/py")]
+    return [p for p in found if p.parent.name not in live]
+
+
+def remove_cgroup_tree(path: Path) -> None:
+    """rmdir a leftover cgroup and its children, deepest first (they hold no process: the container is gone)."""
+    for sub in sorted((p for p in path.rglob("*") if p.is_dir()), key=lambda p: -len(p.parts)):
+        with contextlib.suppress(OSError):
+            sub.rmdir()
+    with contextlib.suppress(OSError):
+        path.rmdir()
+    with contextlib.suppress(OSError):
+        path.parent.rmdir()  # the dead container's own cgroup, kept alive only by our child
+
+
+def fail_in_flight(ledger: Ledger, study_id: str, reason: str) -> list[str]:
+    """Attempts left `starting`/`running` by a dead driver become `failed/infra` (counted = false)."""
+    failed = []
+    for run in ledger.list_runs(study_id=study_id):
+        if run.status in IN_FLIGHT:
+            ledger.advance(run.run_id, RunState.FAILED, failure_class="infra", reason=reason)
+            failed.append(run.run_id)
+    return failed
