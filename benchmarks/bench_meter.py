@@ -56,15 +56,16 @@ GENEROUS = dict(name="bench", cpu_seconds=5000, hard_stop_cpu_seconds=10000, exp
 # --- workloads (files in /workspace/bench inside the container) ---------------------------------------
 
 BUSY = """\
-import json, time
+import json, resource, time
 t = time.process_time()
 while time.process_time() - t < 3.0:
     pass
-print(json.dumps({"work": time.process_time()}))
+seen = sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+print(json.dumps({"work": time.process_time(), "rusage_at_end": seen}))
 """
 
 XGB = """\
-import json, os
+import json, os, resource
 import numpy as np
 import xgboost as xgb
 rng = np.random.default_rng(0)
@@ -72,9 +73,10 @@ X = rng.standard_normal((40_000, 20), dtype=np.float32)
 y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.standard_normal(40_000) > 0).astype(np.float32)
 d = xgb.DMatrix(X, label=y, nthread=2)
 xgb.train({"nthread": 2, "max_depth": 7, "tree_method": "hist", "objective": "binary:logistic", "eta": 0.1},
-          d, num_boost_round=int(os.environ.get("ROUNDS", "120")))
+          d, num_boost_round=int(os.environ.get("ROUNDS", "30")))
 t = os.times()
-print(json.dumps({"work": t.user + t.system}))
+seen = sum(getattr(resource.getrusage(w), f) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+print(json.dumps({"work": t.user + t.system, "rusage_at_end": seen}))
 """
 
 POOL = """\
@@ -108,11 +110,18 @@ if __name__ == "__main__":
     if resource_tracker._resource_tracker._pid:
         helpers["resource_tracker"] = live_cpu(resource_tracker._resource_tracker._pid)
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    me = resource.getrusage(resource.RUSAGE_SELF)
     parent = time.process_time()
     print(json.dumps({"work": parent + sum(workers.values()) + sum(helpers.values()), "parent": parent,
                       "workers": sum(workers.values()), "n_workers": len(workers), "helpers": helpers,
-                      "rusage_children": ru.ru_utime + ru.ru_stime}))
+                      "rusage_children": ru.ru_utime + ru.ru_stime,
+                      "rusage_at_end": me.ru_utime + me.ru_stime + ru.ru_utime + ru.ru_stime}))
 """
+
+# Runs a workload and reports, with the shell's `times`, the CPU of the whole python process as the kernel
+# gave it to its waiting parent: everything the process did, its interpreter shutdown included (which the
+# process cannot measure itself), plus the children it reaped. bash is not Python: not gated, not in `py`.
+UNDER_BASH = 'python "$@"; rc=$?; times; exit $rc'
 
 # N runs of a command, each timed by bash itself: no fork of `date`, no docker exec in the number.
 TIMER = 'n=$1; shift; for ((i=0; i<n; i++)); do s=$EPOCHREALTIME; "$@" || exit 3; e=$EPOCHREALTIME; echo "$s $e"; done'
@@ -121,6 +130,12 @@ BUSY_1S = ("import sys, time\nt = time.process_time()\nwhile time.process_time()
            "cg = [l for l in open('/proc/self/cgroup') if ':cpuacct' in l][0].strip()\n"
            "print('IN_PY' if cg.endswith('/py') else 'OUTSIDE', cg.rsplit('/', 1)[1])\n")
 MARK_PTH = "import sys; sys._sbx_gate_ran = True\n"
+
+
+def _bash_seconds(text: str) -> float:
+    """`1m2.345s` (bash's `times`) in seconds."""
+    m, _, sec = text.rstrip("s").partition("m")
+    return int(m) * 60 + float(sec)
 
 
 def ratio(a: float, b: float) -> float:
@@ -149,6 +164,7 @@ class Bench:
         self.meter: Meter | None = None
         self.node: CgroupNode | None = None
         self.plain: list[Any] = []  # the comparison containers of the start-up test
+        self.host_ms: dict[str, list[float]] = {}
 
     # --- setup and teardown ---------------------------------------------------------------------------
 
@@ -169,16 +185,38 @@ class Bench:
         self.node = CgroupLayout.detect().node_of_pid(pid)
         self.new_meter(self.budget)
 
-    def new_meter(self, budget: Budget, interval_s: float = 0.2) -> Meter:
-        """A fresh meter (and a fresh, zeroed `py`) on the same container."""
+    def new_meter(self, budget: Budget, interval_s: float = 0.2, timed: bool = False) -> Meter:
+        """A fresh meter (and a fresh, zeroed `py`) on the same container; `timed` records the host side of
+        each gate call (ms) in self.host_ms: the whole answer, and the cgroup move within it."""
         if self.meter is not None:
             self.meter.stop()
             self.meter.remove_cgroups()
         assert self.node is not None and self.sandbox is not None
-        self.meter = Meter(self.node, budget, self.sock_dir, lambda k, d: self.events.append((k, d)),
-                           kill_container=self.sandbox.kill, interval_s=interval_s)
-        self.meter.start()
-        return self.meter
+        m = Meter(self.node, budget, self.sock_dir, lambda k, d: self.events.append((k, d)),
+                  kill_container=self.sandbox.kill, interval_s=interval_s)
+        if timed:
+            self.host_ms = {"answer": [], "cgroup move": []}
+            on_gate, add = m._on_gate, m.py.add
+
+            def timed_gate(conn: socket.socket, line: bytes) -> bytes:
+                t = time.perf_counter()
+                try:
+                    return on_gate(conn, line)
+                finally:
+                    self.host_ms["answer"].append((time.perf_counter() - t) * 1000)
+
+            def timed_add(pid: int) -> None:
+                t = time.perf_counter()
+                try:
+                    add(pid)
+                finally:
+                    self.host_ms["cgroup move"].append((time.perf_counter() - t) * 1000)
+
+            m._on_gate = timed_gate  # type: ignore[method-assign]
+            m.py.add = timed_add  # type: ignore[method-assign]
+        m.start()
+        self.meter = m
+        return m
 
     def close(self) -> None:
         for c in self.plain:
@@ -199,7 +237,7 @@ class Bench:
 
     def exec(self, cmd: list[str], env: dict[str, str] | None = None, container: Any = None) -> tuple[int, str]:
         c = container if container is not None else self.sandbox.container  # type: ignore[union-attr]
-        r = c.exec_run(cmd, user="agent", workdir="/workspace", environment=env)
+        r = c.exec_run(cmd, user="agent", workdir="/workspace" if container is None else "/tmp", environment=env)
         return r.exit_code, (r.output or b"").decode(errors="replace")
 
     def readings(self) -> tuple[float, float]:
@@ -225,19 +263,23 @@ class Bench:
                  ("pool spawn", ["python", "bench/pool.py", "spawn"]),
                  ("pool forkserver", ["python", "bench/pool.py", "forkserver"])]
         for name, cmd in cases:
-            py, total, code, out = self.metered(cmd)
+            py, total, code, out = self.metered(["bash", "-c", UNDER_BASH, "bench", *cmd[1:]])
             if code != 0:
                 raise RuntimeError(f"{name} failed ({code}): {out[-2000:]}")
-            rep = json.loads(out.strip().splitlines()[-1])
+            lines = out.strip().splitlines()
+            rep = json.loads(next(line for line in reversed(lines) if line.startswith("{")))
+            waited = sum(_bash_seconds(x) for x in lines[-1].split())  # `times`: the children's user and sys
+            # what the main process spent after its own last reading: the interpreter's shutdown
+            rep["exit"] = max(0.0, waited - rep["rusage_at_end"])
             rows.append({"name": name, "py": py, "container": total, **rep})
         return rows
 
     # --- 2. gate start-up ------------------------------------------------------------------------------
 
-    def _plain_container(self, image: Any, name: str) -> Any:
+    def _plain_container(self, image: Any, name: str, writable: bool = False) -> Any:
         c = self.client.containers.run(
             image.id, ["sleep", "infinity"], detach=True, name=f"sbx-bench-{name}-{self.tag}", user="agent",
-            network_mode="none", init=True, cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
+            network_mode="none", init=True, cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=not writable,
             tmpfs={"/tmp": "size=64m,mode=1777"}, cpuset_cpus=self.cpuset, nano_cpus=self.cores * 1_000_000_000,
             labels={"sbx.kind": "bench", "sbx.bench": "meter"})
         self.plain.append(c)
@@ -245,17 +287,28 @@ class Bench:
 
     def startup(self, n: int) -> dict[str, list[float]]:
         assert self.sandbox is not None
-        nogate = self._plain_container(self.sandbox_image, "nogate")   # same image, no /run/sbx: the gate returns at once
-        scorer = self._plain_container(self.scorer_image, "scorer")    # no gate installed at all
+        self.new_meter(self.budget, timed=True)
+        idle = self._plain_container(self.sandbox_image, "idle")      # same image, no /run/sbx: the gate returns at once
+        bare = self._plain_container(self.sandbox_image, "bare", writable=True)  # same image, both hooks removed
+        # root owns the hook files, so it may change them even with every capability dropped
+        code, out = bare.exec_run(["sh", "-c", "rm -f /opt/sbx/venv/lib/python3.11/site-packages/00-sbx-gate.pth "
+                                   "/usr/lib/python3.11/dist-packages/00-sbx-gate.pth && f=$(realpath "
+                                   "/usr/lib/python3.11/sitecustomize.py) && chmod u+w $f && : > $f"], user="root")
+        if code != 0:
+            raise RuntimeError(f"removing the hooks failed: {out.decode()[-500:]}")
+        scorer = self._plain_container(self.scorer_image, "scorer")   # another image, built without the gate
         timer = TIMER
-        configs = {"gate + meter": self.sandbox.container, "gate, no /run/sbx": nogate, "no gate (scorer image)": scorer}
+        configs = {"gate + meter": self.sandbox.container, "gate, no /run/sbx": idle,
+                   "hooks removed": bare, "scorer image": scorer}
         times: dict[str, list[float]] = {k: [] for k in configs}
         rounds, per = 5, max(1, n // 5)
         for c in configs.values():  # warm the page cache once
             self.exec(["bash", "-c", timer, "timer", "3", "python", "-c", "pass"], container=c)
+        self.host_ms = {k: [] for k in self.host_ms}
         for _ in range(rounds):  # interleaved, so load elsewhere on the machine falls on all three
             for name, c in configs.items():
-                code, out = self.exec(["bash", "-c", timer, "timer", str(per), "python", "-c", "pass"], container=c)
+                code, out = self.exec(["bash", "-c", timer, "timer", str(per), "python", "-c", "pass"],
+                                      container=None if c is self.sandbox.container else c)
                 if code != 0:
                     raise RuntimeError(f"start-up loop failed in {name}: {out[-500:]}")
                 for line in out.split("\n"):
@@ -293,8 +346,10 @@ class Bench:
         mark = f"echo '{MARK_PTH.strip()}' >"
         prepare = {
             # a copy of the stdlib without the sitecustomize hook, for PYTHONHOME
-            "home": "mkdir -p /tmp/home/lib && cp -r /usr/lib/python3.11 /tmp/home/lib/ "
-                    "&& rm -f /tmp/home/lib/python3.11/sitecustomize.py",
+            "home": "mkdir -p /tmp/home/lib && cp -r /usr/lib/python3.11 /tmp/home/lib/",
+            # Debian's /usr/bin/python3 reads /usr/lib/python3.11/dist-packages, inside the stdlib folder: the
+            # copy carries the gate's .pth along until the agent deletes it (and the sitecustomize link)
+            "unhook": "rm -f /tmp/home/lib/python3.11/sitecustomize.py /tmp/home/lib/python3.11/dist-packages/00-sbx-gate.pth",
             # venvs of the agent's own: one plain, one with a .pth that runs before the stdlib's sitecustomize
             "venv": f"python -m venv --without-pip /tmp/plainvenv && python -m venv --without-pip /tmp/myvenv "
                     f"&& {mark} /tmp/myvenv/{site}/000-mine.pth",
@@ -312,8 +367,9 @@ class Bench:
             ("PYTHONPATH=dir with sitecustomize.py", "pp", ["python", busy], {"PYTHONPATH": "/tmp/pp"}),
             ("python -S", "", ["python", "-S", busy], None),
             ("/usr/bin/python3 -S", "", ["/usr/bin/python3", "-S", busy], None),
-            ("PYTHONHOME=copied stdlib, /usr/bin/python3", "home", ["/usr/bin/python3", busy], {"PYTHONHOME": "/tmp/home"}),
-            ("PYTHONHOME=copied stdlib, venv python", "", ["python", busy], {"PYTHONHOME": "/tmp/home"}),
+            ("PYTHONHOME=stdlib copy as is, /usr/bin/python3", "home", ["/usr/bin/python3", busy], {"PYTHONHOME": "/tmp/home"}),
+            ("PYTHONHOME=copy, hooks deleted, /usr/bin/python3", "unhook", ["/usr/bin/python3", busy], {"PYTHONHOME": "/tmp/home"}),
+            ("PYTHONHOME=copy, hooks deleted, venv python", "", ["python", busy], {"PYTHONHOME": "/tmp/home"}),
             ("agent venv, no .pth of its own", "venv", ["/tmp/plainvenv/bin/python", busy], None),
             ("agent venv + .pth setting _sbx_gate_ran", "", ["/tmp/myvenv/bin/python", busy], None),
             ("agent venv + PYTHONPATH sitecustomize.py", "", ["/tmp/plainvenv/bin/python", busy], {"PYTHONPATH": "/tmp/pp"}),
@@ -380,18 +436,21 @@ def main() -> int:
         print(f"sandbox {bench.sandbox_image.tags[0] if bench.sandbox_image.tags else bench.sandbox_image.id[:19]}, "
               f"cpuset {cpuset}, cgroup v{CgroupLayout.detect().version}, poll interval 0.2 s")
 
-        print("\n1. metered CPU-s (py) against the work the workload measured itself")
-        print(f"{'workload':<20}{'work s':>8}{'py s':>8}{'py/work':>9}{'cont/work':>10}{'helpers s':>10}{'rusage_ch s':>12}")
+        print("\n1. metered CPU-s (py) against the work the workload measured itself (CPU-s)")
+        print("   work: process_time/os.times summed over its processes; exit: the main process's CPU after its")
+        print("   last reading (interpreter shutdown), from its parent's wait; rusage_ch: RUSAGE_CHILDREN at the end")
+        print(f"{'workload':<19}{'work':>7}{'exit':>7}{'py':>7}{'py/work':>9}{'py/(w+e)':>10}{'cont/(w+e)':>11}{'rusage_ch':>10}")
         for r in bench.accuracy():
-            helpers = sum(r.get("helpers", {}).values()) if isinstance(r.get("helpers"), dict) else 0.0
+            full = r["work"] + r["exit"]
             rusage = f"{r['rusage_children']:.3f}" if "rusage_children" in r else "-"
-            print(f"{r['name']:<20}{r['work']:>8.3f}{r['py']:>8.3f}{ratio(r['py'], r['work']):>9.4f}"
-                  f"{ratio(r['container'], r['work']):>10.4f}{helpers if 'helpers' in r else float('nan'):>10.3f}{rusage:>12}")
+            print(f"{r['name']:<19}{r['work']:>7.3f}{r['exit']:>7.3f}{r['py']:>7.3f}{ratio(r['py'], r['work']):>9.4f}"
+                  f"{ratio(r['py'], full):>10.4f}{ratio(r['container'], full):>11.4f}{rusage:>10}")
             if "workers" in r:
-                print(f"{'':<20}  parent {r['parent']:.3f} + {r['n_workers']} workers {r['workers']:.3f} + helpers "
-                      + ", ".join(f"{k} {v:.3f}" for k, v in r["helpers"].items()))
-            summary.append(f"metered/work {r['name']:<18} {ratio(r['py'], r['work']):.4f} (target within 2%: "
-                           f"{'ok' if abs(ratio(r['py'], r['work']) - 1) <= 0.02 else 'MISSED'})")
+                print(f"{'':<19}  = parent {r['parent']:.3f} + {r['n_workers']} workers {r['workers']:.3f}"
+                      + "".join(f" + {k} {v:.3f}" for k, v in r["helpers"].items()))
+            within = abs(ratio(r["py"], r["work"]) - 1) <= 0.02
+            summary.append(f"metered/work {r['name']:<18} {ratio(r['py'], r['work']):.4f} "
+                           f"(target within 2%: {'ok' if within else 'MISSED'}); with the exit counted {ratio(r['py'], full):.4f}")
             if r["name"] == "pool forkserver":
                 summary.append(f"rusage(RUSAGE_CHILDREN)/work forkserver {ratio(r['rusage_children'], r['work']):.4f} "
                                f"(saw {r['rusage_children']:.3f} of {r['work']:.3f} CPU-s)")
@@ -403,10 +462,14 @@ def main() -> int:
             q = statistics.quantiles(ts, n=10)
             print(f"{name:<26}{statistics.median(ts):>8.1f}{q[0]:>8.1f}{q[-1]:>8.1f}{min(ts):>8.1f}")
         med = {k: statistics.median(v) for k, v in times.items()}
-        base = med["no gate (scorer image)"]
-        summary.append(f"gate start-up  gate+meter/no gate {ratio(med['gate + meter'], base):.3f} "
-                       f"(+{med['gate + meter'] - base:.1f} ms; of which the socket round trip "
-                       f"+{med['gate + meter'] - med['gate, no /run/sbx']:.1f} ms)")
+        for what, ms in bench.host_ms.items():
+            q = statistics.quantiles(ms, n=10)
+            print(f"host side, {what:<17}{statistics.median(ms):>8.2f}{q[0]:>8.2f}{q[-1]:>8.2f}{min(ms):>8.2f}"
+                  f"   max {max(ms):.1f}, n={len(ms)}")
+        base = med["hooks removed"]
+        summary.append(f"gate start-up  gate+meter / hooks removed {ratio(med['gate + meter'], base):.3f} "
+                       f"(+{med['gate + meter'] - base:.1f} ms median; gate file alone +{med['gate, no /run/sbx'] - base:.1f} ms; "
+                       f"vs scorer image {ratio(med['gate + meter'], med['scorer image']):.3f})")
 
         print("\n3. overshoot past a 3 CPU-s budget, poll interval 0.2 s (CPU-s)")
         print(f"{'busy processes':<16}{'at kill':>10}{'final-budget':>14}{'exit':>6}")

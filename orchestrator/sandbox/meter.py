@@ -171,7 +171,10 @@ class Meter:
             self.state.admitted += 1
         place = self.placements.pop(token, None) if token and token != b"-" else None
         where = place(pid) if place else None
-        if where is None:
+        if where is None and pid not in self.py.pids():
+            # A process already in `py` or below it inherited its place from a metered parent. Moving it up
+            # to `py` would take an experiment's Python child (a spawn pool, a setsid subprocess) out of the
+            # experiment's cgroup: out of its CPU count, its time-limit kill and its leftover kill.
             self.py.add(pid)
         return b"OK\n"
 

@@ -12,17 +12,18 @@ from orchestrator.failures import LedgerError
 from orchestrator.ledger import MIGRATIONS, Ledger, Migration
 from orchestrator.ledger.db import split_statements
 
+# A later migration as a test would add one: its own table name, so it cannot meet the real schema's.
 SCORES = Migration(
-    "scores",
+    "test_scores",
     """
-    CREATE TABLE scores (
+    CREATE TABLE test_scores (
         run_id  TEXT NOT NULL REFERENCES runs(run_id),
         dataset TEXT NOT NULL,
         auc     REAL,
         PRIMARY KEY (run_id, dataset)
     ) STRICT;
     CREATE TABLE migration_log (note TEXT) STRICT;
-    INSERT INTO migration_log VALUES ('scores applied; once');
+    INSERT INTO migration_log VALUES ('test_scores applied; once');
     """,
 )
 
@@ -85,13 +86,13 @@ def test_a_migration_added_later_applies_once_and_is_recorded(tmp_path: Path) ->
     extended = (*MIGRATIONS, SCORES)
     with Ledger(path, migrations=extended) as led:
         assert led.schema_version() == len(MIGRATIONS) + 1
-        led._connection().execute("INSERT INTO scores VALUES (?, 'holdout-2013', 0.71)", (run_id,))
+        led._connection().execute("INSERT INTO test_scores VALUES (?, 'holdout-2013', 0.71)", (run_id,))
         assert led.get_run(run_id).run_id == run_id  # old rows untouched
     with Ledger(path, migrations=extended) as led:  # reopened: nothing applied again
         conn = led._connection()
         assert conn.execute("SELECT count(*) FROM migration_log").fetchone()[0] == 1
-        assert conn.execute("SELECT auc FROM scores").fetchone()[0] == 0.71
-    assert _versions(path)[-1] == (len(MIGRATIONS) + 1, "scores")
+        assert conn.execute("SELECT auc FROM test_scores").fetchone()[0] == 0.71
+    assert _versions(path)[-1] == (len(MIGRATIONS) + 1, "test_scores")
 
 
 def test_a_migration_can_be_a_function(tmp_path: Path) -> None:
@@ -140,7 +141,7 @@ def test_a_ledger_newer_than_the_code_is_refused(tmp_path: Path) -> None:
 def test_a_ledger_migrated_by_a_different_list_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "l.sqlite"
     Ledger(path, migrations=(*MIGRATIONS, SCORES)).close()
-    other = Migration("audits", "CREATE TABLE audits (run_id TEXT) STRICT;")
+    other = Migration("test_audits", "CREATE TABLE test_audits (run_id TEXT) STRICT;")
     with pytest.raises(LedgerError, match="written by a different schema"):
         Ledger(path, migrations=(*MIGRATIONS, other))
 
