@@ -27,7 +27,7 @@ from orchestrator.log import get_logger
 from orchestrator.sandbox.cgroups import CgroupLayout, oom_kills
 from orchestrator.sandbox.docker import LABEL_KIND, LABEL_OWNER, LABEL_RUN, engine_errors, owner_label
 from orchestrator.sandbox.meter import peer_pid
-from orchestrator.scoring.options import ScoreOptions
+from orchestrator.scoring.options import ScoreOptions, cpuset_size
 
 log = get_logger(__name__)
 
@@ -89,7 +89,7 @@ class ScorerContainer:
     def start(self) -> None:
         """Listen, create and start the container, exec the runner. Returns once the runner is running."""
         o = self.options
-        cpus = min(o.cpus, engine_cpus(self.client))
+        cpus = min(o.cpus, engine_cpus(self.client), cpuset_size(o.cpuset) if o.cpuset else o.cpus)
         tmp_mb = o.output_limit_mb + 64
         self._listen()
         with engine_errors("creating the scorer container"):
@@ -97,7 +97,7 @@ class ScorerContainer:
                 self.image, ["sleep", "infinity"], name=self.name, user="agent", working_dir=WORK,
                 network_mode="none", init=True, cap_drop=["ALL"], security_opt=["no-new-privileges"],
                 pids_limit=o.pids, mem_limit=f"{o.memory_mb}m", memswap_limit=f"{o.memory_mb}m",
-                nano_cpus=int(cpus * 1e9), read_only=True,
+                nano_cpus=int(cpus * 1e9), cpuset_cpus=o.cpuset, read_only=True,
                 tmpfs={"/tmp": f"size={tmp_mb}m,mode=1777",
                        WORK: f"size={o.work_mb}m,uid=1000,gid=1000,mode=0700"},
                 mounts=[Mount(MOUNT, str(self.host_dir), type="bind", read_only=True)],

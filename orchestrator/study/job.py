@@ -13,6 +13,7 @@ from orchestrator.ledger import Ledger, RunState
 from orchestrator.log import get_logger
 from orchestrator.run.execute import RunRequest, execute_run
 from orchestrator.run.finish import score_and_audit, score_extra_dataset
+from orchestrator.scoring.options import ScoreOptions
 from orchestrator.specs import load_budget, load_task
 from orchestrator.study.backend import RunJob, RunOutcome, Slot
 
@@ -30,14 +31,16 @@ def execute_job(client: docker.DockerClient, ledger: Ledger, job: RunJob, slot: 
                          study_id=job.study_id, pairing=job.pairing, model=job.model, repeat=job.repeat,
                          seed=job.seed, cpuset=slot.cpuset, data_dir=data_dir, slot=slot.index, node=slot.node)
         execute_run(client, ledger, req, run_id=job.run_id)
+    # Scoring stays on the slot's cores, so parallel slots do not compete for CPUs.
+    options = ScoreOptions(cpuset=slot.cpuset)
     record = ledger.get_run(job.run_id)
     if record.status == RunState.DELIVERED:
-        score_and_audit(client, ledger, job.run_id, task, data_dir=data_dir)
+        score_and_audit(client, ledger, job.run_id, task, data_dir=data_dir, options=options)
     record = ledger.get_run(job.run_id)
     if record.status in (RunState.AUDITED, RunState.SCORED):
         for dataset in job.datasets:
             if dataset != "holdout":
-                score_extra_dataset(client, ledger, job.run_id, task, dataset, data_dir=data_dir)
+                score_extra_dataset(client, ledger, job.run_id, task, dataset, data_dir=data_dir, options=options)
     record = ledger.get_run(job.run_id)
     return RunOutcome(run_id=job.run_id, status=str(record.status), failure_class=record.failure_class,
                       failure_reason=record.failure_reason, slot=slot.label, seconds=time.monotonic() - start,
