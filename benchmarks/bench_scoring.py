@@ -36,8 +36,14 @@ import json, os, runpy, sys, time
 import numpy as np
 import pandas as pd
 from sklearn.metrics import average_precision_score, roc_auc_score
-sys.path.insert(0, "{root}")
-from orchestrator.scoring.batches import plan_batches, compare
+import importlib.util
+# batches.py by path: importing the orchestrator.scoring package would also load the Docker SDK and
+# pydantic, a cost the sandboxed side does not pay inside its container
+_spec = importlib.util.spec_from_file_location("batches", "{root}/orchestrator/scoring/batches.py")
+_batches = importlib.util.module_from_spec(_spec)
+sys.modules["batches"] = _batches
+_spec.loader.exec_module(_batches)
+plan_batches, compare = _batches.plan_batches, _batches.compare
 
 cfg = json.loads(sys.argv[1])
 os.chdir(cfg["repo"])
