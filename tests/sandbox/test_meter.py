@@ -90,3 +90,12 @@ def test_plain_python_lands_in_py_and_a_caller_outside_the_container_is_refused(
     assert conn.recv(4096).startswith(b"DENY caller is not in this sandbox")
     conn.close()
     assert ("gate_foreign_caller", {"pid": os.getpid()}) in s["events"]
+
+
+def test_python_fails_closed_when_the_meter_stops_answering(metered_sandbox) -> None:
+    s = metered_sandbox
+    s["meter"].close_gate()
+    r = s["sandbox"].container.exec_run(["python", "-c", "print('user code ran')"], user="agent")
+    assert r.exit_code == 97, r.output
+    assert b"user code ran" not in r.output
+    assert b"the CPU meter is unreachable" in r.output
