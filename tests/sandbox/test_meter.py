@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import tempfile
 import uuid
@@ -58,6 +59,8 @@ def metered_sandbox(docker_client, built_images) -> Iterator[dict[str, Any]]:
             sandbox.kill()
             meter.remove_cgroups()
         sandbox.remove()
+        shutil.rmtree(sock_dir, ignore_errors=True)
+        shutil.rmtree(ws, ignore_errors=True)
 
 
 def test_python_child_of_an_experiment_stays_in_the_experiment_cgroup(metered_sandbox, docker_client) -> None:
