@@ -355,8 +355,9 @@ def _check_volume(client: docker.DockerClient, volume_name: str) -> None:
         client.volumes.get(volume_name)
     except docker.errors.NotFound:
         raise CopyOutError(f"no volume named {volume_name!r}") from None
-    running = [c.name for c in client.containers.list(filters={"volume": volume_name})
-               if c.status == "running"]
+    # sparse: no inspect per container, which races with containers removed meanwhile (404)
+    listed = client.containers.list(sparse=True, filters={"volume": volume_name})
+    running = [(c.attrs.get("Names") or [c.id])[0].lstrip("/") for c in listed if c.status == "running"]
     if running:
         raise CopyOutError(f"volume {volume_name!r} is mounted by running container(s) {running}; "
                            "stop or pause them before copying out")

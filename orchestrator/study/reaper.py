@@ -40,13 +40,13 @@ def remove_containers(client: docker.DockerClient, *, study_id: str | None = Non
     """Remove sbx containers (sandboxes, copiers, scorers) and workspace volumes; returns the run ids hit."""
     label = f"{LABEL_STUDY}={study_id}" if study_id else LABEL_RUN
     runs: list[str] = []
-    for c in client.containers.list(all=True, filters={"label": label}):
-        if dead_only and _owner_alive(c.labels.get(LABEL_OWNER, "")):
+    for c in client.containers.list(all=True, sparse=True, filters={"label": label}):
+        if dead_only and _owner_alive((c.attrs.get("Labels") or {}).get(LABEL_OWNER, "")):
             continue
-        runs.append(c.labels.get(LABEL_RUN, ""))
+        runs.append((c.attrs.get("Labels") or {}).get(LABEL_RUN, ""))
         with contextlib.suppress(docker.errors.APIError):
             c.remove(force=True)
-        log.info("reap.container", container=c.name, run_id=c.labels.get(LABEL_RUN))
+        log.info("reap.container", container=c.id[:12], run_id=(c.attrs.get("Labels") or {}).get(LABEL_RUN))
     for v in client.volumes.list(filters={"label": label}):
         if dead_only and _owner_alive((v.attrs.get("Labels") or {}).get(LABEL_OWNER, "")):
             continue
@@ -71,7 +71,7 @@ def remove_socket_dirs(run_id: str | None = None) -> int:
 
 def orphan_cgroups(client: docker.DockerClient) -> list[Path]:
     """Metering cgroups (`py`, in any hierarchy) under container cgroups whose container no longer exists."""
-    live = {c.id for c in client.containers.list(all=True)}
+    live = {c.id for c in client.containers.list(all=True, sparse=True)}
     root = Path("/sys/fs/cgroup")
     found = [*root.glob("*/docker/*/py"), *root.glob("docker/*/py")]
     return [p for p in found if p.parent.name not in live]

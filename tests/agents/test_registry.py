@@ -25,7 +25,7 @@ def test_builtins_resolve_to_shipped_scripts(name: str) -> None:
 
 
 def test_unknown_name_lists_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match="known: hpo, noop"):
+    with pytest.raises(ConfigError, match="known: count_features, eval_concat, hpo, noop"):
         resolve_agent("claude-cod")
 
 

@@ -52,21 +52,19 @@ def test_missing_path_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFix
     assert "no such file" in capsys.readouterr().err
 
 
-def test_study_without_runs_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    ledger = tmp_path / "ledger.sqlite"
-    sqlite3.connect(ledger).close()
-    assert main(["audit", "--study", "s1", "--ledger", str(ledger)]) == 2
-    assert "not available until the runs ledger exists" in capsys.readouterr().err
+def test_study_without_a_ledger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["audit", "--study", "s1", "--ledger", str(tmp_path / "ledger.sqlite")]) == 2
+    assert "no ledger file" in capsys.readouterr().err
 
 
-def test_study_audits_runs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    ledger = tmp_path / "ledger.sqlite"
-    conn = sqlite3.connect(ledger)
-    conn.execute("CREATE TABLE runs (run_id TEXT, study_id TEXT, artifact_path TEXT)")
-    conn.execute("INSERT INTO runs VALUES ('r1', 's1', ?)", (str(CLEAN),))
-    conn.commit()
-    conn.close()
-    assert main(["audit", "--study", "s1", "--ledger", str(ledger)]) == 0
+def test_study_audits_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from orchestrator.ledger import Ledger
+    from tests.compliance.study_helpers import deliver
+
+    monkeypatch.setenv("SBX_HOME", str(tmp_path))
+    with Ledger(tmp_path / "ledger.sqlite") as led:
+        deliver(led, led.create_study("s1"), CLEAN.read_text())
+    assert main(["audit", "--study", "s1", "--ledger", str(tmp_path / "ledger.sqlite")]) == 0
     assert "1 of 1 runs compliant" in capsys.readouterr().out
 
 

@@ -34,9 +34,13 @@ def test_report_from_csv_prints_written_paths(tmp_path: Path, capsys: pytest.Cap
     assert all(Path(p).is_file() for p in printed)
 
 
-def test_study_name_without_ledger_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+def test_study_name_without_ledger_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("SBX_HOME", str(tmp_path / "home"))
     assert main(["report", "my-study"]) == 2
-    assert "--runs-csv" in capsys.readouterr().err
+    assert "ledger" in capsys.readouterr().err
+    assert not (tmp_path / "home" / "ledger.sqlite").exists()  # reading never creates a ledger
 
 
 def test_nothing_to_report(capsys: pytest.CaptureFixture[str]) -> None:

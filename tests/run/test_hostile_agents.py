@@ -23,7 +23,7 @@ def _kinds(record: dict) -> list[str]:
 
 def _no_leftovers(docker_client, record: dict) -> None:
     run = record["run_id"]
-    assert docker_client.containers.list(all=True, filters={"label": f"sbx.run={run}"}) == []
+    assert docker_client.containers.list(all=True, sparse=True, filters={"label": f"sbx.run={run}"}) == []
     assert docker_client.volumes.list(filters={"label": f"sbx.run={run}"}) == []
     # the run's metering cgroups went with its container (other runs may be going on beside this test)
     assert record["container_id"]

@@ -34,7 +34,7 @@ def volume(docker_client):
     try:
         yield vol.name
     finally:
-        for c in docker_client.containers.list(all=True, filters={"volume": vol.name}):
+        for c in docker_client.containers.list(all=True, sparse=True, filters={"volume": vol.name}):
             c.remove(force=True)
         vol.remove(force=True)
 
@@ -56,7 +56,7 @@ def fill(client, image: str, volume: str, script: str) -> str:
 
 
 def no_copier_left(client) -> bool:
-    return not client.containers.list(all=True, filters={"label": ["sbx.kind=copier", "sbx.test=copyout"]})
+    return not client.containers.list(all=True, sparse=True, filters={"label": ["sbx.kind=copier", "sbx.test=copyout"]})
 
 
 def commits_script() -> str:

@@ -21,4 +21,4 @@ def test_starting_code_trains_in_the_sandbox_as_uid_1000_without_network(docker_
 def test_smoke_container_is_removed(docker_client, built_images, small_flight_data):
     run_starting_code(docker_client, built_images["sandbox"].tag, load_task("flight-delays"), load_budget("smoke"),
                       data_dir=small_flight_data)
-    assert docker_client.containers.list(all=True, filters={"label": "sbx.kind=smoke"}) == []
+    assert docker_client.containers.list(all=True, sparse=True, filters={"label": "sbx.kind=smoke"}) == []

@@ -119,7 +119,7 @@ def _repo(tmp_path: Path, source: str) -> Path:
 
 
 def _containers_of(client, run_id: str) -> list:
-    return client.containers.list(all=True, filters={"label": ["sbx.kind=scorer", f"sbx.run={run_id}"]})
+    return client.containers.list(all=True, sparse=True, filters={"label": ["sbx.kind=scorer", f"sbx.run={run_id}"]})
 
 
 def test_a_probing_train_py_finds_no_labels_no_network_and_no_way_out(docker_client, scorer_image, flight_data,
@@ -206,12 +206,14 @@ def test_the_scorer_stays_healthy_after_hostile_runs(docker_client, scorer_image
         def predict_proba(df):
             return df["Dest"].map(RATE).astype(float).fillna(0.5).to_numpy()
     ''')
+    tmp = Path(os.environ.get("TMPDIR", "/tmp"))
+    before = set(tmp.glob("sbx-score-*"))  # other scorings may run beside this test
     r = score_repo(docker_client, _repo(tmp_path, fast), flight_data, image=scorer_image)
     assert r.status == "scored" and 0.5 < r.auc < 0.8
-    assert not [p for p in Path(os.environ.get("TMPDIR", "/tmp")).glob("sbx-score-*")]
+    assert not set(tmp.glob("sbx-score-*")) - before
     mine = f"{os.uname().nodename}:{os.getpid()}"
-    assert not [c for c in docker_client.containers.list(all=True, filters={"label": "sbx.kind=scorer"})
-                if c.labels.get("sbx.owner") == mine]
+    assert not [c for c in docker_client.containers.list(all=True, sparse=True, filters={"label": "sbx.kind=scorer"})
+                if (c.attrs.get("Labels") or {}).get("sbx.owner") == mine]
 
 
 FORK_BOMB = textwrap.dedent('''

@@ -43,7 +43,7 @@ def _score(client, image: str, data: Path, tmp_path: Path, source: str, **option
 
 
 def _scorer_containers(client) -> list:
-    return client.containers.list(all=True, filters={"label": "sbx.kind=scorer"})
+    return client.containers.list(all=True, sparse=True, filters={"label": "sbx.kind=scorer"})
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +164,7 @@ def test_each_failure_is_an_unscorable_outcome_with_its_reason(case, docker_clie
     for needle in needles or []:
         assert needle in (r.detail or ""), r.detail
     mine = f":{os.getpid()}"
-    assert not [c for c in _scorer_containers(docker_client) if c.labels.get("sbx.owner", "").endswith(mine)]
+    assert not [c for c in _scorer_containers(docker_client) if (c.attrs.get("Labels") or {}).get("sbx.owner", "").endswith(mine)]
 
 
 def test_a_missing_train_py_is_unscorable_without_a_container(docker_client, scorer_image, flight_data,

@@ -94,10 +94,10 @@ def test_sigkill_at_several_points_loses_and_duplicates_nothing(tmp_path, small_
             scored = {row[0] for row in conn.execute("SELECT run_id FROM scores WHERE dataset = 'holdout'")}
         assert {v[0].run_id for v in counted.values()} <= scored
 
-    assert docker_client.containers.list(all=True, filters={"label": f"sbx.study={study.study_id}"}) == []
+    assert docker_client.containers.list(all=True, sparse=True, filters={"label": f"sbx.study={study.study_id}"}) == []
     assert docker_client.volumes.list(filters={"label": f"sbx.study={study.study_id}"}) == []
     run_tails = {r.run_id[-8:] for r in runs}
     assert not [d for d in Path("/tmp").glob("sbx-*-*") if d.name.split("-")[1] in run_tails]
-    live = {c.id for c in docker_client.containers.list(all=True)}
+    live = {c.id for c in docker_client.containers.list(all=True, sparse=True)}
     orphans = [p for p in Path("/sys/fs/cgroup").glob("*/docker/*/py") if p.parent.name not in live]
     assert orphans == []
