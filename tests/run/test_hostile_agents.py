@@ -120,3 +120,21 @@ def test_delivered_versions_are_in_the_artifact_store(run_agent, sbx_home) -> No
     for exp in record["experiments"]:
         assert store.has(exp["train_sha256"])
     assert record["commits"] >= 3
+
+
+@pytest.mark.parametrize(
+    ("agent", "changes", "reason"),
+    [
+        ("diskfill.sh", {"disk_mb": 64, "stall_seconds": 120}, "disk_cap"),
+        ("sleeper.sh", {"stall_seconds": 6}, "stall"),
+        ("sleeper.sh", {"wall_clock_minutes": 0.15, "stall_seconds": 120, "experiment_timeout_s": 5}, "wall_clock"),
+    ],
+)
+def test_the_watchdog_stops_a_run_with_its_reason(run_agent, docker_client, agent, changes, reason) -> None:
+    record = run_agent(agent, **changes)
+    assert record["status"] == "failed" and record["failure_class"] == "agent"
+    assert record["stop_reason"] == reason
+    stops = [e["detail"] for e in record["events"] if e["kind"] == "stop"]
+    assert stops and stops[0]["reason"] == reason and stops[0]["detail"]
+    assert record["wall_seconds"] < 60
+    _no_leftovers(docker_client, record)
