@@ -36,7 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     gc = sub.add_parser("gc", help="remove leftover sbx containers, volumes, socket folders and cgroups")
     gc.add_argument("--study", default=None, help="only this study's leftovers")
-    gc.add_argument("--dead-only", action="store_true", help="only leftovers whose owning process is gone")
+    gc.add_argument("--all", action="store_true",
+                    help="also containers whose owning process still runs (default: only those of dead owners)")
     gc.set_defaults(handler=_gc)
 
 
@@ -149,8 +150,8 @@ def _gc(args: argparse.Namespace) -> int:
 
         with Ledger(create=False) as ledger:
             study_id = study_id_of(ledger, args.study)
-    runs = remove_containers(client, study_id=study_id, dead_only=args.dead_only)
-    sockets = 0 if args.study or args.dead_only else remove_socket_dirs(None)
+    runs = remove_containers(client, study_id=study_id, dead_only=not args.all)
+    sockets = remove_socket_dirs(None) if args.all and not args.study else sum(remove_socket_dirs(r) for r in runs)
     cgroups = orphan_cgroups(client)
     for cg in cgroups:
         remove_cgroup_tree(cg)

@@ -30,7 +30,16 @@ from orchestrator.log import get_logger
 from orchestrator.run.watchdog import OUTCOME, Stop, StopReason, Watchdog
 from orchestrator.sandbox.cgroups import CgroupLayout, oom_kills
 from orchestrator.sandbox.copyout import CopyLimits, copy_out_workspace
-from orchestrator.sandbox.docker import SOCK_MOUNT, DockerSandbox, SandboxSpec, engine_errors
+from orchestrator.sandbox.docker import (
+    LABEL_OWNER,
+    LABEL_RUN,
+    LABEL_STUDY,
+    SOCK_MOUNT,
+    DockerSandbox,
+    SandboxSpec,
+    engine_errors,
+    owner_label,
+)
 from orchestrator.sandbox.experiments import EXPERIMENT_SOCKET, ExperimentRecord, ExperimentService
 from orchestrator.sandbox.meter import Meter
 from orchestrator.sandbox.workspace import WORKSPACE, workspace_tar
@@ -270,7 +279,8 @@ class _Run:
     def _deliver(self, sandbox: DockerSandbox, stop: Stop) -> None:
         result = copy_out_workspace(self.client, sandbox.volume_name, self.run_dir / "delivered",
                                     image=self.req.image, limits=CopyLimits(),
-                                    labels={"sbx.run": self.run_id, "sbx.study": self.req.study_id or ""})
+                                    labels={LABEL_RUN: self.run_id, LABEL_STUDY: self.req.study_id or "",
+                                            LABEL_OWNER: owner_label()})
         versions = {commit: self.store.put_file(result.train_path(sha)) for commit, sha in result.train_versions.items()
                     if result.train_path(sha).is_file()}
         agent_log = self.run_dir / "agent.log"

@@ -66,7 +66,8 @@ def score_and_audit(client: docker.DockerClient, ledger: Ledger, run_id: str, ta
     repo = scoring_repo(run_id, record.delivered_sha256)
     image = resolve_image(client, "scorer")
     result = score_repo(client, repo, data_dir or task.data_dir(), "holdout", image=image.id, options=options,
-                        run_id=run_id, target=task.target, positive=task.positive_label)
+                        run_id=run_id, target=task.target, positive=task.positive_label,
+                        eval_line=task.contract.eval_line)
     records = audit_train(run_id, repo / "train.py", result)
     with ledger.connection() as conn:
         save_score(conn, run_id, result)
@@ -94,7 +95,8 @@ def score_extra_dataset(client: docker.DockerClient, ledger: Ledger, run_id: str
     repo = scoring_repo(run_id, record.delivered_sha256)
     image = resolve_image(client, "scorer")
     result = score_repo(client, repo, data_dir or task.data_dir(), dataset, image=image.id, options=options,
-                        run_id=run_id, target=task.target, positive=task.positive_label)
+                        run_id=run_id, target=task.target, positive=task.positive_label,
+                        eval_line=task.contract.eval_line)
     with ledger.connection() as conn:
         save_score(conn, run_id, result)
     return result

@@ -229,6 +229,15 @@ class ScorerContainer:
         except ValueError:
             return None, text
 
+    def output_head(self) -> str:
+        """The first few KB of the scored code's output (where train.py prints its eval score)."""
+        try:
+            res = self.container.exec_run(["timeout", "-s", "KILL", "5", "head", "-c", str(_TAIL), "--", OUTPUT],
+                                          user="agent", demux=False)
+        except (docker.errors.APIError, OSError):
+            return ""
+        return (res.output or b"")[:_TAIL].decode(errors="replace")
+
     def output_tail(self) -> str:
         return self.output_facts()[1]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -76,6 +77,7 @@ class ScoreResult:
     artifact_sha256: str | None = None
     train_sha256: str | None = None
     image: str | None = None
+    eval_score: float | None = None  # what train.py printed as its eval score when the scorer retrained it
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -158,7 +160,8 @@ class _Timer:
 
 def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, dataset: str = "holdout", *,
                image: str, options: ScoreOptions | None = None, run_id: str | None = None,
-               target: str = "dep_delayed_15min", positive: str = "Y") -> ScoreResult:
+               target: str = "dep_delayed_15min", positive: str = "Y",
+               eval_line: str = r"Eval AUC:\s*([0-9]*\.?[0-9]+)") -> ScoreResult:
     """Score the train.py in `repo_dir` (a repo folder or a train.py) on `dataset` of the prepared `data_dir`.
 
     Whatever the scored code does comes back as a ScoreResult (`scored`, or `unscorable` with a reason of
@@ -187,6 +190,7 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
                 result = _unscorable(_post_mortem(box, died), base, start, box, timer)
             else:
                 base["cpu_seconds"] = box.cpu_seconds()
+                base["eval_score"] = _eval_score(box.output_head(), eval_line)
                 result = ScoreResult(
                     status="scored", auc=metrics.auc, ap=metrics.ap, auc_se=metrics.auc_se, n=metrics.n,
                     positives=metrics.positives, seconds=round(time.monotonic() - start, 3),
@@ -198,6 +202,15 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
     log.info("score.done", run_id=run_id, dataset=dataset, status=result.status, reason=result.reason,
              auc=result.auc, batch_dependent=result.batch_dependent, seconds=result.seconds)
     return result
+
+
+def _eval_score(output: str, eval_line: str) -> float | None:
+    """The eval score train.py printed while the scorer retrained it (self-reported: for selection only)."""
+    m = re.search(eval_line, output)
+    try:
+        return float(m.group(1)) if m else None
+    except ValueError:
+        return None
 
 
 class _Died(Exception):

@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS scores (
     artifact_sha256  TEXT,
     train_sha256     TEXT,
     image            TEXT,
+    eval_score       REAL,
     scored_at        REAL NOT NULL,
     PRIMARY KEY (run_id, dataset),
     CHECK ((status = 'scored') = (auc IS NOT NULL)),

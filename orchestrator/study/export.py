@@ -23,6 +23,10 @@ def _delivered_eval_score(record: dict[str, Any]) -> float | None:
     return best
 
 
+def _first(*values: float | None) -> float | None:
+    return next((v for v in values if v is not None), None)
+
+
 def runs_frame(ledger: Ledger, study_id: str) -> pd.DataFrame:
     rows = []
     for run in ledger.list_runs(study_id=study_id):
@@ -35,7 +39,9 @@ def runs_frame(ledger: Ledger, study_id: str) -> pd.DataFrame:
         row: dict[str, Any] = {
             "pairing": r["pairing"], "agent": r["agent"], "model": r["model"], "task": r["task"],
             "repeat": r["repeat"], "status": r["status"], "failure_class": r["failure_class"],
-            "counted": r["counted"], "eval_score": _delivered_eval_score(r),
+            "counted": r["counted"],
+            # the agent's own eval score for what it delivered; else the one train.py printed when retrained
+            "eval_score": _first(_delivered_eval_score(r), h.eval_score if h else None),
             "holdout_score": h.auc if h else None, "later_score": later.auc if later else None,
             "holdout_positives": h.positives if h else None,
             "holdout_negatives": (h.n - h.positives) if h and h.n is not None and h.positives is not None else None,
