@@ -62,6 +62,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from orchestrator import engine
+    from orchestrator.failures import EngineUnavailable
     from orchestrator.ledger import Ledger
     from orchestrator.specs import load_budget
     from orchestrator.specs.study import load_study
@@ -71,7 +72,13 @@ def _run(args: argparse.Namespace) -> int:
 
     spec = load_study(args.spec)
     budget = load_budget(spec.budget)
-    client = engine.client()
+    if spec.backend.type == "local":
+        client = engine.client()
+    else:  # a fleet driver needs no engine of its own; with one, it reaps the study's leftovers there
+        try:
+            client = engine.client()
+        except EngineUnavailable:
+            client = None
     with Ledger(args.ledger) as ledger:
         cls = backend_class(spec.backend.type)
         if spec.backend.type == "local":
