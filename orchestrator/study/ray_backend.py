@@ -112,6 +112,7 @@ class RayBackend:
         self._node_ids: dict[str, str] = {}      # slot.node -> Ray node id
         self._slots = self._discover(slots_per_node or spec.slots_per_node)
         self._refs: dict[str, Any] = {}
+        self._lost: set[str] = set()             # nodes a task was lost with
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=len(self._slots), thread_name_prefix="sbx-ray")
 
@@ -142,7 +143,11 @@ class RayBackend:
         return list(self._slots)
 
     def alive(self, slot: Slot) -> bool:
-        """Whether the slot's node is still in the cluster (a lost node's slots are not used again)."""
+        """Whether the slot's node is still in the cluster (a lost node's slots are not used again). A task
+        lost with its node says so before the cluster's health checks do (measured: ray.nodes() still
+        listed a stopped compose worker as alive when its task had already failed)."""
+        if slot.node in self._lost:
+            return False
         node_id = self._node_ids.get(slot.node)
         return any(n["NodeID"] == node_id and n["Alive"] for n in ray.nodes())
 
@@ -163,6 +168,10 @@ class RayBackend:
             self._refs[job.run_id] = ref
         try:
             result: node.NodeResult = ray.get(ref)
+        except (ray.exceptions.NodeDiedError, ray.exceptions.TaskUnschedulableError):
+            with self._lock:
+                self._lost.add(slot.node)
+            raise
         finally:
             with self._lock:
                 self._refs.pop(job.run_id, None)

@@ -213,6 +213,8 @@ class StudyRunner:
             finally:
                 for fut in inflight:
                     fut.cancel()
+            if self.client is not None:  # nothing is in flight: what is left was lost with a node or worker
+                remove_containers(self.client, study_id=self.study_id)
             self.progress("end", tally, None)
             return tally
 

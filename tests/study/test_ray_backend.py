@@ -8,12 +8,20 @@ driver; then a node is removed while a run is in its sandbox: that attempt becom
 
 from __future__ import annotations
 
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.ledger import Ledger, RunState
@@ -125,7 +133,8 @@ def test_a_lost_node_costs_one_uncounted_attempt(cluster, home: Path, docker_cli
                 threading.Thread(target=kill_when_sandboxed, args=(run_id,), daemon=True).start()
 
     with Ledger(home / "ledger.sqlite") as ledger:
-        slots, tally = _run(spec, ledger, docker_client, small_flight_data, progress)
+        # no engine for the driver: the leftovers of the lost task are the nodes' to reap (study/node.py)
+        slots, tally = _run(spec, ledger, None, small_flight_data, progress)
         assert killed.get("run_id"), "no run reached its sandbox on the worker node"
         study = ledger.get_study_by_name(spec.name).study_id
         runs = ledger.list_runs(study_id=study)
@@ -140,3 +149,102 @@ def test_a_lost_node_costs_one_uncounted_attempt(cluster, home: Path, docker_cli
         assert tally.retried == 1
         assert _leftovers(docker_client, study) == []
         assert not docker_client.volumes.list(filters={"label": f"{LABEL_STUDY}={study}"})
+
+
+# --- the compose fleet: a head and two Docker workers in containers, the driver on this host --------------
+
+COMPOSE = Path(__file__).resolve().parents[2] / "docker-compose.yml"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def compose_fleet(tmp_path: Path, docker_client, built_images, small_flight_data: Path):
+    """`docker-compose up` of ray-head, ray-worker-1 and ray-worker-2 under a project name of this test only,
+    with a shared folder of its own holding the prepared data and the agent; `down -v` however it ends."""
+    if shutil.which("docker-compose") is None:
+        if os.environ.get("CI"):
+            raise RuntimeError("CI needs docker-compose (apt-get install docker-compose)")
+        pytest.skip("docker-compose is not installed")
+    from orchestrator.images import build_images
+
+    fleet_image = build_images(docker_client, ("fleet",))[0].tag
+    project = f"sbxtest{uuid.uuid4().hex[:8]}"
+    shared = Path(tempfile.mkdtemp(prefix=f"{project}-", dir="/tmp"))  # a host path, the same in the workers
+    shared.chmod(0o755)
+    shutil.copytree(small_flight_data, shared / "data")
+    agent = shared / "sleeper.py"
+    shutil.copyfile(AGENTS / "sleeper.py", agent)
+    agent.chmod(0o755)
+    port = _free_port()
+    env = {**os.environ, "SBX_FLEET_IMAGE": fleet_image, "SBX_SHARED_DIR": str(shared),
+           "SBX_RAY_CLIENT_PORT": str(port), "SBX_PREPARE_DATA": "0"}
+
+    def compose(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+        return subprocess.run(["docker-compose", "-f", str(COMPOSE), "-p", project, *args], env=env,
+                              capture_output=True, text=True, check=check, timeout=120)
+
+    try:
+        compose("up", "-d", "--no-build", "ray-head", "ray-worker-1", "ray-worker-2")
+        workers = {name: compose("ps", "-q", name).stdout.strip() for name in ("ray-worker-1", "ray-worker-2")}
+        end = time.monotonic() + 90
+        while not all("Ray runtime started" in docker_client.containers.get(cid).logs().decode(errors="replace")
+                      for cid in workers.values()):
+            assert time.monotonic() < end, compose("logs", "--tail", "30", check=False).stdout
+            time.sleep(0.5)
+        yield {"address": f"ray://127.0.0.1:{port}", "shared": shared, "agent": agent, "compose": compose,
+               "hosts": {name: cid[:12] for name, cid in workers.items()}}  # a container's hostname
+    finally:
+        compose("down", "-v", "--remove-orphans", "-t", "2", check=False)
+        shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_the_compose_fleet_survives_a_stopped_worker(compose_fleet, tmp_path: Path, docker_client) -> None:
+    fleet, home = compose_fleet, tmp_path / "driver"
+    study_file = tmp_path / "study.yaml"
+    study_file.write_text(yaml.safe_dump({
+        "name": "compose-fleet", "budget": "smoke", "repeats": 4, "infra_retries": 1,
+        "pairings": [{"agent_command": str(fleet["agent"])}],
+        "backend": {"type": "ray", "address": fleet["address"]}}))
+    sbx = Path(sys.executable).with_name("sbx")
+    driver = subprocess.Popen([str(sbx), "study", "run", str(study_file), "--data-dir", str(fleet["shared"] / "data")],
+                              env={**os.environ, "SBX_HOME": str(home)}, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+    stopped_during = None
+    try:
+        seen: list[str] = []
+        end = time.monotonic() + 240
+        while driver.poll() is None and time.monotonic() < end:  # stop worker 2 in its second run
+            for c in docker_client.containers.list(filters={"label": "sbx.kind=sandbox"}):
+                if c.labels.get("sbx.owner", "").startswith(fleet["hosts"]["ray-worker-2"] + ":"):
+                    if c.labels["sbx.run"] not in seen:
+                        seen.append(c.labels["sbx.run"])
+            if len(seen) >= 2:
+                time.sleep(1)
+                fleet["compose"]("stop", "-t", "2", "ray-worker-2")
+                stopped_during = seen[1]
+                break
+            time.sleep(0.2)
+        out, _ = driver.communicate(timeout=300)
+    finally:
+        if driver.poll() is None:
+            driver.kill()
+    assert driver.returncode == 0, out[-3000:]
+    assert stopped_during, f"worker 2 never reached a second run: {seen}\n{out[-3000:]}"
+    with Ledger(home / "ledger.sqlite", create=False) as ledger:
+        study = ledger.get_study_by_name("compose-fleet").study_id
+        runs = ledger.list_runs(study_id=study)
+        counted = [r for r in runs if r.counted]
+        assert sorted(r.repeat for r in counted) == [1, 2, 3, 4]  # each planned run once
+        assert all(r.status is RunState.AUDITED for r in counted)
+        assert all(r.status is RunState.FAILED and r.failure_class == "infra" for r in runs if not r.counted)
+        lost = ledger.get_run(stopped_during)
+        assert lost.status is RunState.FAILED and lost.failure_class == "infra" and not lost.counted
+        nodes = {r.node.rsplit("-", 1)[0] for r in counted}
+        assert nodes == set(fleet["hosts"].values()), nodes  # runs were spread over both workers
+        assert lost.node.startswith(fleet["hosts"]["ray-worker-2"])
+    assert _leftovers(docker_client, study) == []
