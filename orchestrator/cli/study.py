@@ -149,14 +149,15 @@ def _gc(args: argparse.Namespace) -> int:
     from orchestrator.study.reaper import orphan_cgroups, remove_cgroup_tree, remove_containers, remove_socket_dirs
 
     client = engine.client()
-    study_id = None
+    study_id, run_ids = None, []
     if args.study:
         from orchestrator.ledger import Ledger
         from orchestrator.study.export import study_id_of
 
         with Ledger(create=False) as ledger:
             study_id = study_id_of(ledger, args.study)
-    runs = remove_containers(client, study_id=study_id, dead_only=args.dead_only)
+            run_ids = [r.run_id for r in ledger.list_runs(study_id=study_id)]  # scorers carry only a run label
+    runs = remove_containers(client, study_id=study_id, dead_only=args.dead_only, run_ids=run_ids)
     sockets = 0 if args.study or args.dead_only else remove_socket_dirs(None)
     cgroups = orphan_cgroups(client)
     for cg in cgroups:

@@ -136,10 +136,11 @@ def node_data(job: RunJob, fingerprint: str | None) -> Path:
                      f"(looked in {', '.join(map(str, candidates))}); run `sbx data prepare` with the driver's options")
 
 
-def reap_dead(client: docker.DockerClient, study_id: str, dead_hosts: frozenset[str]) -> list[str]:
-    """Remove this study's containers whose owner is gone (a task killed with its node or worker), and the
-    temporary homes such tasks left on this machine."""
-    runs = remove_containers(client, study_id=study_id, dead_only=True, dead_hosts=dead_hosts)
+def reap_dead(client: docker.DockerClient, dead_hosts: frozenset[str]) -> list[str]:
+    """Remove sbx containers whose owner is gone (a task killed with its node or worker): on this host when
+    the owning pid is gone, or when the owner's host is a dead node; and the temporary homes such tasks left
+    here. Any study's: a dead owner's container is garbage whoever planned it (`sbx gc --dead-only`)."""
+    runs = remove_containers(client, dead_only=True, dead_hosts=dead_hosts)
     for run_id in runs:
         for home in Path(tempfile.gettempdir()).glob(f"{_NODE_HOME_PREFIX}{run_id[-8:]}-*"):
             shutil.rmtree(home, ignore_errors=True)

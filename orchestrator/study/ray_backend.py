@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -84,14 +85,29 @@ def _execute(job: RunJob, slot: Slot, sent: dict[str, Any], folder: bytes | None
     with structlog.contextvars.bound_contextvars(study=job.study_name, study_id=job.study_id,
                                                  run_id=job.run_id, node=slot.node):
         client = engine.client()
-        node.reap_dead(client, job.study_id, _dead_hosts())
+        node.reap_dead(client, _dead_hosts())
         try:
             return node.run_on_node(client, job, slot, sent, folder, fingerprint)
         finally:
-            node.reap_dead(client, job.study_id, _dead_hosts())
+            node.reap_dead(client, _dead_hosts())
 
 
 # --- the driver side ----------------------------------------------------------------------------------------
+
+
+def _connect(address: str, attempts: int = 3) -> None:
+    """ray.init, tried again when Ray Client's per-driver server fails to start on the head (measured: now and
+    then on a loaded 2-core machine, `Starting Ray client server failed`)."""
+    for attempt in range(1, attempts + 1):
+        try:
+            ray.init(address=address, namespace="sbx", log_to_driver=True)
+            return
+        except ConnectionAbortedError as exc:
+            ray.shutdown()
+            if attempt == attempts:
+                raise InfraError(f"cannot connect to the Ray cluster at {address}: {exc}") from None
+            log.warning("fleet.connect_retry", address=address, attempt=attempt, error=str(exc)[:300])
+            time.sleep(2 * attempt)
 
 
 def interleave(per_node: dict[str, list[Slot]]) -> list[Slot]:
@@ -108,7 +124,7 @@ class RayBackend:
         self.spec, self.budget, self.ledger = spec, budget, ledger
         self._owns_ray = not ray.is_initialized()
         if self._owns_ray:
-            ray.init(address=spec.address, namespace="sbx", log_to_driver=True)
+            _connect(spec.address)
         self._node_ids: dict[str, str] = {}      # slot.node -> Ray node id
         self._slots = self._discover(slots_per_node or spec.slots_per_node)
         self._refs: dict[str, Any] = {}

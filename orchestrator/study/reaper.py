@@ -9,6 +9,7 @@ import contextlib
 import os
 import shutil
 import socket
+from collections.abc import Collection
 from pathlib import Path
 
 import docker
@@ -43,14 +44,22 @@ def _owner_alive(owner: str, dead_hosts: frozenset[str] = frozenset()) -> bool:
 
 
 def remove_containers(client: docker.DockerClient, *, study_id: str | None = None, dead_only: bool = False,
-                      dead_hosts: frozenset[str] = frozenset()) -> list[str]:
+                      dead_hosts: frozenset[str] = frozenset(), run_ids: Collection[str] = ()) -> list[str]:
     """Remove sbx containers (sandboxes, copiers, scorers) and workspace volumes; returns the run ids hit.
-    With `dead_only`, only those whose owner is gone (see `_owner_alive`); a removed container's metering
+
+    `study_id` limits this to the study's (scorers carry only a run label: give the study's `run_ids` too);
+    with `dead_only`, only those whose owner is gone (see `_owner_alive`). A removed container's metering
     cgroups go with it (its owner died before it could remove them)."""
-    label = f"{LABEL_STUDY}={study_id}" if study_id else LABEL_RUN
+    wanted = set(run_ids)
+
+    def mine(labels: dict[str, str]) -> bool:
+        if study_id is not None and labels.get(LABEL_STUDY) != study_id and labels.get(LABEL_RUN) not in wanted:
+            return False
+        return not (dead_only and _owner_alive(labels.get(LABEL_OWNER, ""), dead_hosts))
+
     runs: list[str] = []
-    for c in client.containers.list(all=True, filters={"label": label}):
-        if dead_only and _owner_alive(c.labels.get(LABEL_OWNER, ""), dead_hosts):
+    for c in client.containers.list(all=True, filters={"label": LABEL_RUN}):
+        if not mine(c.labels):
             continue
         runs.append(c.labels.get(LABEL_RUN, ""))
         with contextlib.suppress(docker.errors.APIError):
@@ -58,8 +67,8 @@ def remove_containers(client: docker.DockerClient, *, study_id: str | None = Non
         for cgroup in container_cgroups(c.id):
             remove_cgroup_tree(cgroup)
         log.info("reap.container", container=c.name, run_id=c.labels.get(LABEL_RUN))
-    for v in client.volumes.list(filters={"label": label}):
-        if dead_only and _owner_alive((v.attrs.get("Labels") or {}).get(LABEL_OWNER, ""), dead_hosts):
+    for v in client.volumes.list(filters={"label": LABEL_RUN}):
+        if not mine(v.attrs.get("Labels") or {}):
             continue
         with contextlib.suppress(docker.errors.APIError):
             v.remove(force=True)

@@ -175,7 +175,7 @@ class StudyRunner:
         self.study_id = open_study(self.ledger, self.spec)
         with study_lock(self.spec.name):
             # A fleet driver may have no engine of its own: its nodes reap their leftovers (study/node.py).
-            gone = remove_containers(self.client, study_id=self.study_id) if self.client is not None else []
+            gone = self._reap()
             lost = fail_in_flight(self.ledger, self.study_id, "the driver running this attempt stopped (resumed later)")
             if gone or lost:
                 log.info("study.resume", study=self.spec.name, containers_removed=len(gone), attempts_lost=len(lost))
@@ -213,10 +213,16 @@ class StudyRunner:
             finally:
                 for fut in inflight:
                     fut.cancel()
-            if self.client is not None:  # nothing is in flight: what is left was lost with a node or worker
-                remove_containers(self.client, study_id=self.study_id)
+            self._reap()  # nothing is in flight: what is left was lost with a node or worker
             self.progress("end", tally, None)
             return tally
+
+    def _reap(self) -> list[str]:
+        """Remove the study's containers and volumes on the driver's engine (a fleet driver may have none)."""
+        if self.client is None:
+            return []
+        runs = [r.run_id for r in self.ledger.list_runs(study_id=self.study_id)]
+        return remove_containers(self.client, study_id=self.study_id, run_ids=runs)
 
     def _outcome(self, fut: Future[RunOutcome], job: RunJob, slot: Slot) -> RunOutcome:
         try:

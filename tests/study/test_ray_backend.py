@@ -196,8 +196,13 @@ def compose_fleet(tmp_path: Path, docker_client, built_images, small_flight_data
                       for cid in workers.values()):
             assert time.monotonic() < end, compose("logs", "--tail", "30", check=False).stdout
             time.sleep(0.5)
+        def head_logs() -> str:  # for failure messages: the Ray Client server's own logs
+            return compose("exec", "-T", "ray-head", "sh", "-c", "tail -n 40 /tmp/ray/session_latest/logs/ray_client_server*",
+                           check=False).stdout
+
         yield {"address": f"ray://127.0.0.1:{port}", "shared": shared, "agent": agent, "compose": compose,
-               "hosts": {name: cid[:12] for name, cid in workers.items()}}  # a container's hostname
+               "hosts": {name: cid[:12] for name, cid in workers.items()},  # a container's hostname
+               "head_logs": head_logs}
     finally:
         compose("down", "-v", "--remove-orphans", "-t", "2", check=False)
         shutil.rmtree(shared, ignore_errors=True)
@@ -233,7 +238,7 @@ def test_the_compose_fleet_survives_a_stopped_worker(compose_fleet, tmp_path: Pa
     finally:
         if driver.poll() is None:
             driver.kill()
-    assert driver.returncode == 0, out[-3000:]
+    assert driver.returncode == 0, out[-3000:] + fleet["head_logs"]()
     assert stopped_during, f"worker 2 never reached a second run: {seen}\n{out[-3000:]}"
     with Ledger(home / "ledger.sqlite", create=False) as ledger:
         study = ledger.get_study_by_name("compose-fleet").study_id
