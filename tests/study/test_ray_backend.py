@@ -151,6 +151,34 @@ def test_a_lost_node_costs_one_uncounted_attempt(cluster, home: Path, docker_cli
         assert not docker_client.volumes.list(filters={"label": f"{LABEL_STUDY}={study}"})
 
 
+def test_a_delivered_run_is_finished_on_a_node(cluster, home: Path, docker_client, built_images,
+                                              small_flight_data: Path) -> None:
+    """A resumed study whose run was left delivered: the run folder goes to a node, is scored and audited
+    there, and comes back (the driver's row was `delivered` when sent)."""
+    from orchestrator.agents import resolve_agent
+    from orchestrator.run.execute import RunRequest, execute_run
+    from orchestrator.specs import load_task
+    from orchestrator.study.runner import open_study
+
+    c, _ = cluster
+    spec = _spec("fleet-finish", c.address, [{"agent": "noop"}], 1)
+    with Ledger(home / "ledger.sqlite") as ledger:
+        study = open_study(ledger, spec)
+        run_id = ledger.new_run(task=spec.task, agent="noop", budget_name=spec.budget, pairing="noop",
+                                study_id=study, repeat=1)
+        req = RunRequest(task=load_task(spec.task), budget=load_budget(spec.budget), agent=resolve_agent("noop"),
+                         image=built_images["sandbox"].image_id, study_id=study, data_dir=small_flight_data)
+        execute_run(docker_client, ledger, req, run_id=run_id)  # as if the driver died after delivery
+        assert ledger.get_run(run_id).status is RunState.DELIVERED
+        _run(spec, ledger, docker_client, small_flight_data)
+        record = ledger.run_record_json(run_id)
+        assert record["status"] == "audited" and record["attempt"] == 1
+        assert [e["detail"]["base"] for e in record["events"] if e["kind"] == "imported"][-1] == "delivered"
+        with ledger.connection() as conn:
+            assert load_scores(conn, run_id)["holdout"].auc is not None
+        assert (home / "runs" / run_id / "scoring-repo" / "train.py").is_file()
+
+
 # --- the compose fleet: a head and two Docker workers in containers, the driver on this host --------------
 
 COMPOSE = Path(__file__).resolve().parents[2] / "docker-compose.yml"
