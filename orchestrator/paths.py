@@ -28,3 +28,18 @@ def budgets_root() -> Path:
 
 def images_root() -> Path:
     return REPO_ROOT / "images"
+
+
+def shared_dir() -> Path | None:
+    """$SBX_SHARED_DIR: the parent of every folder sbx bind-mounts into a container (run socket folders,
+    scorer folders, copies of agent files), or None for the defaults (/tmp, the system temp folder).
+
+    The engine resolves a bind mount's source on its own host. When sbx itself runs in a container that
+    drives the host's engine through its socket (a fleet worker), the folders it makes must exist at the
+    same path on the host: mount one host folder at the same path in the worker and name it here."""
+    value = os.environ.get("SBX_SHARED_DIR")
+    if not value:
+        return None
+    path = Path(value)
+    path.mkdir(parents=True, exist_ok=True)
+    return path

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from orchestrator.images.build import TARGETS
+from orchestrator.images.build import EXTRA, TARGETS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("images", help="build the sandbox and scorer images")
+    p = sub.add_parser("images", help="build the sandbox and scorer images (and the fleet image)")
     isub = p.add_subparsers(dest="images_command", required=True, metavar="ACTION")
     b = isub.add_parser("build", help="build images tagged by a hash of their inputs (skips unchanged ones)")
     b.add_argument("targets", nargs="*", default=[], metavar="TARGET",
-                   help=f"which images (default: all of {', '.join(TARGETS)})")
+                   help=f"which images (default: {', '.join(TARGETS)}; also: {', '.join(EXTRA)}, the Ray node "
+                        "image of docker-compose.yml)")
     b.add_argument("--base", choices=["auto", "public", "debootstrap"], default="auto",
                    help="auto: a local or pullable python:3.11-slim-bookworm, else a Debian base made with debootstrap")
     b.add_argument("--force", action="store_true", help="rebuild even when the tag for these inputs exists")

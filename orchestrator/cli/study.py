@@ -63,6 +63,7 @@ def _plan(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from orchestrator import engine
+    from orchestrator.failures import EngineUnavailable
     from orchestrator.ledger import Ledger
     from orchestrator.specs import load_budget
     from orchestrator.specs.study import load_study
@@ -72,7 +73,13 @@ def _run(args: argparse.Namespace) -> int:
 
     spec = load_study(args.spec)
     budget = load_budget(spec.budget)
-    client = engine.client()
+    if spec.backend.type == "local":
+        client = engine.client()
+    else:  # a fleet driver needs no engine of its own; with one, it reaps the study's leftovers there
+        try:
+            client = engine.client()
+        except EngineUnavailable:
+            client = None
     with Ledger(args.ledger) as ledger:
         cls = backend_class(spec.backend.type)
         if spec.backend.type == "local":
@@ -143,14 +150,15 @@ def _gc(args: argparse.Namespace) -> int:
     from orchestrator.study.reaper import orphan_cgroups, remove_cgroup_tree, remove_containers, remove_socket_dirs
 
     client = engine.client()
-    study_id = None
+    study_id, run_ids = None, []
     if args.study:
         from orchestrator.ledger import Ledger
         from orchestrator.study.export import study_id_of
 
         with Ledger(create=False) as ledger:
             study_id = study_id_of(ledger, args.study)
-    runs = remove_containers(client, study_id=study_id, dead_only=not args.all)
+            run_ids = [r.run_id for r in ledger.list_runs(study_id=study_id)]  # scorers carry only a run label
+    runs = remove_containers(client, study_id=study_id, dead_only=not args.all, run_ids=run_ids)
     sockets = remove_socket_dirs(None) if args.all and not args.study else sum(remove_socket_dirs(r) for r in runs)
     cgroups = orphan_cgroups(client)
     for cg in cgroups:

@@ -18,6 +18,7 @@ import docker.errors
 
 from orchestrator import paths
 from orchestrator.failures import ImageError
+from orchestrator.images import fleet
 from orchestrator.images.base import BaseMode, ensure_base, find_base
 from orchestrator.images.wheelhouse import ensure_wheelhouse
 from orchestrator.log import get_logger, timed
@@ -25,6 +26,8 @@ from orchestrator.log import get_logger, timed
 log = get_logger(__name__)
 
 TARGETS = ("sandbox", "scorer")
+#: built only when named (`sbx images build fleet`): the Ray node image of docker-compose.yml
+EXTRA = ("fleet",)
 _HASHED = ("Dockerfile", "requirements.lock", ".dockerignore")
 
 
@@ -51,6 +54,13 @@ def input_hash(target: str, base_id: str, root: Path | None = None) -> str:
     return h.hexdigest()[:12]
 
 
+def target_tag(target: str, base_id: str) -> str:
+    """The tag of `target` for the current inputs and this base."""
+    if target == "fleet":
+        return _tag(target, fleet.input_hash(base_id))
+    return _tag(target, input_hash(target, base_id))
+
+
 def _tag(target: str, digest: str) -> str:
     return f"sbx-{target}:{digest}"
 
@@ -60,7 +70,7 @@ def resolve_image(client: docker.DockerClient, target: str, base_mode: BaseMode 
     base = find_base(client, base_mode)
     if base is None:
         raise ImageError("no base image yet: run `sbx images build`")
-    tag = _tag(target, input_hash(target, client.images.get(base).id))
+    tag = target_tag(target, client.images.get(base).id)
     try:
         return client.images.get(tag)
     except docker.errors.ImageNotFound:
@@ -68,7 +78,9 @@ def resolve_image(client: docker.DockerClient, target: str, base_mode: BaseMode 
 
 
 def _read_versions(client: docker.DockerClient, tag: str) -> str:
-    out = client.containers.run(tag, ["cat", "/opt/sbx/versions.txt"], remove=True, network_mode="none", user="agent")
+    user = "root" if tag.startswith("sbx-fleet:") else "agent"  # the fleet image has no agent user
+    out = client.containers.run(tag, ["/opt/sbx/versions.txt"], entrypoint=["cat"], remove=True, network_mode="none",
+                                user=user)
     return out.decode()
 
 
@@ -80,15 +92,17 @@ def build_images(
 ) -> list[BuiltImage]:
     root = paths.images_root()
     for t in targets:
-        if t not in TARGETS:
-            raise ImageError(f"unknown image {t!r}; known: {', '.join(TARGETS)}")
+        if t not in TARGETS + EXTRA:
+            raise ImageError(f"unknown image {t!r}; known: {', '.join(TARGETS + EXTRA)}")
     base = ensure_base(client, base_mode)
     base_id = client.images.get(base).id
     # The wheelhouse is used on both bases: it makes even a registry machine's build independent of the index.
     ensure_wheelhouse(root / "requirements.lock", root / "wheelhouse")
+    if "fleet" in targets:
+        fleet.prepare_context()
     results = []
     for target in targets:
-        tag = _tag(target, input_hash(target, base_id, root))
+        tag = target_tag(target, base_id)
         start = time.monotonic()
         built = False
         try:
@@ -96,8 +110,14 @@ def build_images(
                 raise docker.errors.ImageNotFound("forced")
             image = client.images.get(tag)
         except docker.errors.ImageNotFound:
-            image = _docker_build(client, root, target, tag, base)
+            if target == "fleet":
+                fleet.build(client, tag, base)
+                image = client.images.get(tag)
+            else:
+                image = _docker_build(client, root, target, tag, base)
             built = True
+        if target == "fleet":  # docker-compose.yml's default image names the latest fleet build
+            image.tag("sbx-fleet", "latest")
         seconds = time.monotonic() - start
         versions = _read_versions(client, tag)
         out = paths.sbx_home() / "images" / f"{tag.replace(':', '-')}.versions.txt"

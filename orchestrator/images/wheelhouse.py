@@ -30,6 +30,12 @@ def pinned(lock: Path) -> dict[str, str]:
     return pins
 
 
+def sdist_only(lock: Path) -> set[str]:
+    """Pins whose lock line is tagged `# sdist`: no wheel on the index; built here into a pure-Python wheel."""
+    return {_norm(line.split("==")[0].strip()) for line in lock.read_text().splitlines()
+            if "==" in line.split("#", 1)[0] and "#" in line and "sdist" in line.split("#", 1)[1]}
+
+
 def _norm(name: str) -> str:
     return re.sub(r"[-_.]+", "_", name).lower()
 
@@ -52,11 +58,14 @@ def ensure_wheelhouse(lock: Path, dest: Path) -> list[Path]:
            "--implementation", "cp", "--abi", "cp311", "--abi", "abi3", "--abi", "none", "--dest", str(dest)]
     for platform in _PLATFORMS:
         cmd += ["--platform", platform]
-    cmd += ["--platform", "any", *(f"{n}=={v}" for n, v in pins.items())]
+    built = sdist_only(lock)
+    cmd += ["--platform", "any", *(f"{n}=={v}" for n, v in pins.items() if n not in built)]
     with timed(log, "image.wheelhouse", wheels=len(pins)):
         proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise ImageError(f"pip download for the wheelhouse failed:\n{(proc.stdout + proc.stderr)[-2000:]}")
+        if proc.returncode != 0:
+            raise ImageError(f"pip download for the wheelhouse failed:\n{(proc.stdout + proc.stderr)[-2000:]}")
+        for name in sorted(built):
+            _build_pure_wheel(name, pins[name], dest)
     present = _present(dest)
     stale = [w for w in dest.glob("*.whl") if pins.get(_norm(w.name.split('-')[0])) != w.name.split('-')[1]]
     for wheel in stale:  # older pins would make `pip install --no-index` ambiguous
@@ -65,3 +74,14 @@ def ensure_wheelhouse(lock: Path, dest: Path) -> list[Path]:
     if missing:
         raise ImageError(f"wheelhouse {dest} lacks {missing}")
     return sorted(dest.glob("*.whl"))
+
+
+def _build_pure_wheel(name: str, version: str, dest: Path) -> None:
+    """`pip wheel` one sdist-only pin; the result must be pure Python (py3-none-any), so it fits any image."""
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(dest), f"{name}=={version}"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ImageError(f"pip wheel {name}=={version} failed:\n{(proc.stdout + proc.stderr)[-2000:]}")
+    wheels = [w for w in dest.glob("*.whl") if _norm(w.name.split("-")[0]) == name and w.name.split("-")[1] == version]
+    if not wheels or not all(w.name.endswith("-py3-none-any.whl") for w in wheels):
+        raise ImageError(f"{name}=={version} did not build into one pure-Python wheel: {[w.name for w in wheels]}")

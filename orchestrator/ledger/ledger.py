@@ -30,7 +30,7 @@ from typing import Any, Self
 
 from orchestrator import paths
 from orchestrator.failures import AmbiguousRunId, InvalidLedgerWrite, LedgerError, RunNotFound
-from orchestrator.ledger import db
+from orchestrator.ledger import db, transfer
 from orchestrator.ledger.fields import HEX_AT, check_finite, check_measurements, dumps_object, new_id
 from orchestrator.ledger.records import (
     EXPERIMENT_STATUSES,
@@ -489,3 +489,20 @@ class Ledger:
         out["events"] = [e.to_json() for e in events]
         out["experiments"] = [x.to_json() for x in experiments]
         return out
+
+    # --- carrying one run between ledgers (fleet nodes; see ledger/transfer.py) -----------------------
+
+    def export_run(self, run_id: str) -> dict[str, Any]:
+        """One attempt's row, study, events, experiments, scores and audits, as JSON-ready values."""
+        with self._read() as conn:
+            return transfer.export_run(conn, run_id)
+
+    def import_run(self, payload: Mapping[str, Any], *, base: RunState | str | None = None) -> str:
+        """Take a run's records from another ledger in one transaction: insert a run this ledger lacks, or
+        replace one whose status is still `base` (the state it had when it was sent). Returns the run id."""
+        with self._write() as conn:
+            run_id = transfer.import_run(conn, dict(payload), base)
+            self._insert_event(conn, run_id, "imported", {"base": str(base) if base else None,
+                                                          "status": payload["run"]["status"]}, None)
+        log.info("run.import", run_id=run_id, base=str(base) if base else None, status=payload["run"]["status"])
+        return run_id

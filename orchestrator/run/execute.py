@@ -164,8 +164,21 @@ class _Run:
         self.store = ArtifactStore()
         self.run_dir = paths.sbx_home() / "runs" / run_id
         self.run_dir.mkdir(parents=True, exist_ok=True)
-        self.sock_dir = Path(tempfile.mkdtemp(prefix=f"sbx-{run_id[-8:]}-", dir="/tmp"))
+        self.sock_dir = Path(tempfile.mkdtemp(prefix=f"sbx-{run_id[-8:]}-", dir=paths.shared_dir() or "/tmp"))
         os.chmod(self.sock_dir, 0o755)
+        self.agent_file = self._agent_file(req.agent.host_path)
+
+    def _agent_file(self, host_path: Path) -> Path:
+        """The agent's file as the engine will mount it: where it is, or (with $SBX_SHARED_DIR) a copy in
+        this run's folder there, because the engine resolves the mount's source on its own host."""
+        if paths.shared_dir() is None:
+            return host_path
+        folder = self.sock_dir / "agent"
+        folder.mkdir(mode=0o755)
+        copy = folder / host_path.name
+        shutil.copyfile(host_path, copy)
+        copy.chmod(0o755)
+        return copy
 
     def event(self, kind: str, detail: dict[str, Any]) -> None:
         self.ledger.add_event(self.run_id, kind, detail)
@@ -185,7 +198,7 @@ class _Run:
         tar, start_commit = workspace_tar(req.task, b, branch=f"sbx/{self.run_id}", data_dir=req.data_dir)
         sandbox = DockerSandbox(self.client, SandboxSpec(
             run_id=self.run_id, image=req.image, budget=b, cpuset=cpuset, sock_dir=self.sock_dir,
-            study_id=req.study_id or "", agent_mount=(req.agent.host_path, req.agent.container_path),
+            study_id=req.study_id or "", agent_mount=(self.agent_file, req.agent.container_path),
         ))
         meter: Meter | None = None
         service: ExperimentService | None = None

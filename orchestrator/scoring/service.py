@@ -21,6 +21,7 @@ from typing import Any
 import docker
 import numpy as np
 
+from orchestrator import paths
 from orchestrator.failures import ScorerError, UnscorableArtifact
 from orchestrator.log import get_logger
 from orchestrator.scoring import protocol
@@ -171,7 +172,7 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
     hidden = load_hidden(data_dir, dataset, target=target, positive=positive)
     base: dict[str, Any] = {"dataset": dataset, "batch_rows": options.batch_rows, "seed": options.seed,
                             "tolerance": options.tolerance, "image": image}
-    with tempfile.TemporaryDirectory(prefix="sbx-score-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="sbx-score-", dir=paths.shared_dir()) as tmp:  # bind-mounted
         host_dir = Path(tmp)
         host_dir.chmod(0o755)
         try:

@@ -54,6 +54,9 @@ class LocalBackend:
     def slots(self) -> list[Slot]:
         return list(self._slots)
 
+    def alive(self, slot: Slot) -> bool:
+        return True
+
     def submit(self, job: RunJob, slot: Slot) -> Future[RunOutcome]:
         return self._pool.submit(execute_job, self.client, self.ledger, job, slot)
 

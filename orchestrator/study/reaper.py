@@ -9,11 +9,13 @@ import contextlib
 import os
 import shutil
 import socket
+from collections.abc import Collection
 from pathlib import Path
 
 import docker
 import docker.errors
 
+from orchestrator import paths
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.log import get_logger
 from orchestrator.sandbox.docker import LABEL_OWNER, LABEL_RUN, LABEL_STUDY
@@ -23,8 +25,13 @@ log = get_logger(__name__)
 IN_FLIGHT = (RunState.STARTING, RunState.RUNNING)
 
 
-def _owner_alive(owner: str) -> bool:
+def _owner_alive(owner: str, dead_hosts: frozenset[str] = frozenset()) -> bool:
+    """Whether the process named by an owner label (`host:pid`) may still be working. A host in
+    `dead_hosts` (a fleet node known to be gone) owns nothing any more; another host's process is not
+    ours to judge; on this host the pid says."""
     host, _, pid = owner.partition(":")
+    if host in dead_hosts:
+        return False
     if host != socket.gethostname() or not pid.isdigit():
         return True  # another machine's process: not ours to judge
     try:
@@ -36,19 +43,33 @@ def _owner_alive(owner: str) -> bool:
         return True
 
 
-def remove_containers(client: docker.DockerClient, *, study_id: str | None = None, dead_only: bool = False) -> list[str]:
-    """Remove sbx containers (sandboxes, copiers, scorers) and workspace volumes; returns the run ids hit."""
-    label = f"{LABEL_STUDY}={study_id}" if study_id else LABEL_RUN
+def remove_containers(client: docker.DockerClient, *, study_id: str | None = None, dead_only: bool = False,
+                      dead_hosts: frozenset[str] = frozenset(), run_ids: Collection[str] = ()) -> list[str]:
+    """Remove sbx containers (sandboxes, copiers, scorers) and workspace volumes; returns the run ids hit.
+
+    `study_id` limits this to the study's (scorers carry only a run label: give the study's `run_ids` too);
+    with `dead_only`, only those whose owner is gone (see `_owner_alive`). A removed container's metering
+    cgroups go with it (its owner died before it could remove them)."""
+    wanted = set(run_ids)
+
+    def mine(labels: dict[str, str]) -> bool:
+        if study_id is not None and labels.get(LABEL_STUDY) != study_id and labels.get(LABEL_RUN) not in wanted:
+            return False
+        return not (dead_only and _owner_alive(labels.get(LABEL_OWNER, ""), dead_hosts))
+
     runs: list[str] = []
-    for c in client.containers.list(all=True, sparse=True, filters={"label": label}):
-        if dead_only and _owner_alive((c.attrs.get("Labels") or {}).get(LABEL_OWNER, "")):
+    # sparse: no inspect per container, which races with containers removed meanwhile (404)
+    for c in client.containers.list(all=True, sparse=True, filters={"label": LABEL_RUN}):
+        if not mine(c.attrs.get("Labels") or {}):
             continue
         runs.append((c.attrs.get("Labels") or {}).get(LABEL_RUN, ""))
         with contextlib.suppress(docker.errors.APIError):
             c.remove(force=True)
+        for cgroup in container_cgroups(c.id):
+            remove_cgroup_tree(cgroup)
         log.info("reap.container", container=c.id[:12], run_id=(c.attrs.get("Labels") or {}).get(LABEL_RUN))
-    for v in client.volumes.list(filters={"label": label}):
-        if dead_only and _owner_alive((v.attrs.get("Labels") or {}).get(LABEL_OWNER, "")):
+    for v in client.volumes.list(filters={"label": LABEL_RUN}):
+        if not mine(v.attrs.get("Labels") or {}):
             continue
         with contextlib.suppress(docker.errors.APIError):
             v.remove(force=True)
@@ -59,10 +80,11 @@ def remove_containers(client: docker.DockerClient, *, study_id: str | None = Non
 
 
 def remove_socket_dirs(run_id: str | None = None) -> int:
-    """Per-run socket folders under /tmp (sbx-<last 8 of run id>-*); all of them when run_id is None."""
+    """Per-run socket folders under $SBX_SHARED_DIR or /tmp (sbx-<last 8 of run id>-*); all of them when
+    run_id is None."""
     n = 0
     pattern = f"sbx-{run_id[-8:]}-*" if run_id else "sbx-*-*"
-    for d in Path("/tmp").glob(pattern):
+    for d in (paths.shared_dir() or Path("/tmp")).glob(pattern):
         if d.is_dir() and (d / "gate.sock").exists():  # a run's socket folder, nothing else named alike
             shutil.rmtree(d, ignore_errors=True)
             n += 1
@@ -75,6 +97,12 @@ def orphan_cgroups(client: docker.DockerClient) -> list[Path]:
     root = Path("/sys/fs/cgroup")
     found = [*root.glob("*/docker/*/py"), *root.glob("docker/*/py")]
     return [p for p in found if p.parent.name not in live]
+
+
+def container_cgroups(container_id: str) -> list[Path]:
+    """The metering cgroups (`py`, in any hierarchy) under one container's cgroup."""
+    root = Path("/sys/fs/cgroup")
+    return [*root.glob(f"*/docker/{container_id}/py"), *root.glob(f"docker/{container_id}/py")]
 
 
 def remove_cgroup_tree(path: Path) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 import docker
 
 from orchestrator import paths
-from orchestrator.failures import ConfigError, SbxError
+from orchestrator.failures import ConfigError, InfraError, SbxError
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.log import get_logger
 from orchestrator.scoring.store import load_scores
@@ -39,6 +39,10 @@ class StudyBusy(SbxError):
     """Another process is running this study."""
 
     failure_class = "config"
+
+
+class NoSlotsLeft(InfraError):
+    """Every slot's node was lost while jobs were left; the study resumes when run again."""
 
 
 @contextlib.contextmanager
@@ -109,7 +113,7 @@ Progress = Callable[[str, Tally, RunOutcome | None], None]
 
 
 class StudyRunner:
-    def __init__(self, spec: StudySpec, ledger: Ledger, client: docker.DockerClient, backend: Backend,
+    def __init__(self, spec: StudySpec, ledger: Ledger, client: docker.DockerClient | None, backend: Backend,
                  progress: Progress | None = None, data_dir: Path | None = None) -> None:
         self.spec, self.ledger, self.client, self.backend = spec, ledger, client, backend
         self.progress = progress or (lambda *_: None)
@@ -170,7 +174,8 @@ class StudyRunner:
     def run(self) -> Tally:
         self.study_id = open_study(self.ledger, self.spec)
         with study_lock(self.spec.name):
-            gone = remove_containers(self.client, study_id=self.study_id)
+            # A fleet driver may have no engine of its own: its nodes reap their leftovers (study/node.py).
+            gone = self._reap()
             lost = fail_in_flight(self.ledger, self.study_id, "the driver running this attempt stopped (resumed later)")
             if gone or lost:
                 log.info("study.resume", study=self.spec.name, containers_removed=len(gone), attempts_lost=len(lost))
@@ -181,6 +186,9 @@ class StudyRunner:
             inflight: dict[Future[RunOutcome], tuple[RunJob, Slot]] = {}
             try:
                 while queue or inflight:
+                    if queue and not free and not inflight:
+                        raise NoSlotsLeft(f"every slot's node was lost; {len(queue)} jobs left "
+                                          "(run the study again to resume)")
                     while queue and free:
                         job, slot = queue.pop(0), free.pop(0)
                         inflight[self.backend.submit(job, slot)] = (job, slot)
@@ -189,7 +197,10 @@ class StudyRunner:
                     done, _ = wait(inflight, return_when=FIRST_COMPLETED)
                     for fut in done:
                         job, slot = inflight.pop(fut)
-                        free.append(slot)
+                        if self.backend.alive(slot):
+                            free.append(slot)
+                        else:
+                            log.warning("study.slot_lost", slot=slot.label)
                         tally.running.pop(job.run_id, None)
                         outcome = self._outcome(fut, job, slot)
                         tally.finished[job.run_id] = outcome
@@ -202,8 +213,16 @@ class StudyRunner:
             finally:
                 for fut in inflight:
                     fut.cancel()
+            self._reap()  # nothing is in flight: what is left was lost with a node or worker
             self.progress("end", tally, None)
             return tally
+
+    def _reap(self) -> list[str]:
+        """Remove the study's containers and volumes on the driver's engine (a fleet driver may have none)."""
+        if self.client is None:
+            return []
+        runs = [r.run_id for r in self.ledger.list_runs(study_id=self.study_id)]
+        return remove_containers(self.client, study_id=self.study_id, run_ids=runs)
 
     def _outcome(self, fut: Future[RunOutcome], job: RunJob, slot: Slot) -> RunOutcome:
         try:
@@ -212,7 +231,8 @@ class StudyRunner:
             log.warning("study.job_error", run_id=job.run_id, error=f"{type(exc).__name__}: {exc}")
             run = self.ledger.get_run(job.run_id)
             reason = f"{type(exc).__name__}: {exc}"[:2000]
-            if run.status == RunState.PLANNED:
+            if run.status == RunState.PLANNED:  # nothing came back (a lost node): say where it ran
+                self.ledger.update_measurements(job.run_id, node=slot.node, slot=slot.index)
                 self.ledger.advance(job.run_id, RunState.STARTING)
                 run = self.ledger.get_run(job.run_id)
             if run.status in (RunState.STARTING, RunState.RUNNING):

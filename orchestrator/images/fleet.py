@@ -1,0 +1,66 @@
+"""The fleet image (images/fleet/Dockerfile): a Ray node with sbx, built from the repository root.
+
+Tagged `sbx-fleet:<hash>` by a hash of its inputs: the base image's ID, the lock, the Dockerfile, the node
+script, the root .dockerignore, and every source file the image copies (orchestrator/, compliance/,
+tasks/, budgets/, the sandbox image's inputs). The wheelhouse is not hashed: the lock decides it. Docker's
+layer cache keeps the Python stack when only sbx's own code changed, so a rebuild then takes seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import docker
+
+from orchestrator import paths
+from orchestrator.failures import ImageError
+from orchestrator.images.wheelhouse import ensure_wheelhouse
+from orchestrator.log import get_logger, timed
+
+log = get_logger(__name__)
+
+#: what the Dockerfile copies from the repository root (folders are walked)
+_INPUTS = (".dockerignore", "pyproject.toml", "orchestrator", "compliance", "tasks", "budgets",
+           "images/Dockerfile", "images/requirements.lock", "images/.dockerignore", "images/sandbox",
+           "images/scorer", "images/fleet/Dockerfile", "images/fleet/requirements.lock", "images/fleet/node.sh")
+DOCKERFILE = "images/fleet/Dockerfile"
+
+
+def fleet_dir(root: Path | None = None) -> Path:
+    return (root or paths.REPO_ROOT) / "images" / "fleet"
+
+
+def input_hash(base_id: str, root: Path | None = None) -> str:
+    root = root or paths.REPO_ROOT
+    h = hashlib.sha256(f"target=fleet\nbase={base_id}\n".encode())
+    for name in _INPUTS:
+        top = root / name
+        files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file())
+        for f in files:
+            if "__pycache__" in f.parts or f.suffix == ".pyc":
+                continue
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
+
+
+def prepare_context(root: Path | None = None) -> None:
+    """Download the fleet wheelhouse on the host (a no-op when it already holds every pin)."""
+    folder = fleet_dir(root)
+    ensure_wheelhouse(folder / "requirements.lock", folder / "wheelhouse")
+
+
+def build(client: docker.DockerClient, tag: str, base: str, root: Path | None = None) -> list[str]:
+    """`docker build` the fleet image from the repository root; returns the build's output lines."""
+    root = root or paths.REPO_ROOT
+    lines: list[str] = []
+    with timed(log, "image.build", tag=tag, base=base):
+        stream = client.api.build(path=str(root), dockerfile=DOCKERFILE, tag=tag, rm=True, forcerm=True,
+                                  buildargs={"BASE_IMAGE": base}, labels={"sbx.target": "fleet", "sbx.base": base},
+                                  decode=True)
+        for chunk in stream:
+            if "error" in chunk:
+                raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-30:]))
+            if "stream" in chunk:
+                lines.append(chunk["stream"])
+    return lines

@@ -1,0 +1,191 @@
+"""The node side of a fleet run: execute one job against a temporary ledger and artifact store, and hand
+back everything it produced as plain values, for the driver (which alone writes the study's ledger).
+
+Nothing here imports Ray: `orchestrator/study/ray_backend.py` calls `run_on_node` inside a Ray task and
+`take_result` on the driver. The node's temporary SBX_HOME holds only this run, so "every artifact-store
+object" and "the run folder" are exactly what the run made.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import os
+import shutil
+import socket
+import tarfile
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import docker
+
+from orchestrator import paths
+from orchestrator.artifacts import ArtifactStore
+from orchestrator.failures import InfraError
+from orchestrator.ledger import Ledger, RunState
+from orchestrator.log import get_logger
+from orchestrator.sandbox.safetar import TarCaps, extract_strictly
+from orchestrator.specs import load_task
+from orchestrator.study.backend import RunJob, RunOutcome, Slot
+from orchestrator.study.job import execute_job
+from orchestrator.study.reaper import remove_containers
+
+log = get_logger(__name__)
+
+#: a run folder carried between node and driver (delivered repo, logs): generous, but bounded
+FOLDER_CAPS = TarCaps(max_entries=100_000, max_file_bytes=1 << 30, max_total_bytes=4 << 30)
+_NODE_HOME_PREFIX = "sbx-node-"
+
+
+@dataclass(frozen=True)
+class NodeResult:
+    """What a node hands back for one job. `error` is set when the job raised after the run was imported
+    (the records still come back, so a delivered run is not lost); the driver raises it after importing."""
+
+    outcome: RunOutcome | None
+    records: dict[str, Any]
+    artifacts: dict[str, bytes]
+    files: bytes
+    node: str
+    error: str | None = None
+
+
+# --- plain helpers, used on both sides ----------------------------------------------------------------------
+
+
+def node_cpus() -> list[int]:
+    """The CPUs this node's sandboxes may use: $SBX_NODE_CPUS (a cpuset list such as `0-1,4`), else the
+    CPUs this process may run on. Two workers on one machine get disjoint lists."""
+    text = os.environ.get("SBX_NODE_CPUS", "").strip()
+    if not text:
+        return sorted(os.sched_getaffinity(0))
+    cpus: set[int] = set()
+    for part in text.split(","):
+        lo, _, hi = part.strip().partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return sorted(cpus)
+
+
+def data_fingerprint(data_dir: Path) -> str | None:
+    """A hash of the prepared files' own hashes (manifest.json), the same for the same bytes anywhere."""
+    manifest = data_dir / "manifest.json"
+    if not manifest.is_file():
+        return None
+    files = json.loads(manifest.read_text()).get("files", {})
+    listing = {name: info.get("sha256") for name, info in sorted(files.items())}
+    return hashlib.sha256(json.dumps(listing, sort_keys=True).encode()).hexdigest()
+
+
+def pack_folder(folder: Path) -> bytes:
+    """A folder's regular files and directories as an uncompressed tar (links are left out)."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w") as tar:
+        for path in sorted(folder.rglob("*")):
+            if path.is_symlink() or not (path.is_file() or path.is_dir()):
+                continue
+            tar.add(path, arcname=path.relative_to(folder).as_posix(), recursive=False)
+    return buf.getvalue()
+
+
+def unpack_folder(data: bytes, dest: Path) -> None:
+    """Replace `dest` with the folder packed in `data` (extracted beside it first, then renamed)."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.in-", dir=dest.parent))
+    try:
+        extracted = extract_strictly(io.BytesIO(data), tmp, FOLDER_CAPS)
+        if extracted.skipped_counts:
+            log.warning("node.folder_skipped", folder=str(dest), counts=dict(extracted.skipped_counts))
+        if dest.exists():
+            shutil.rmtree(dest)
+        os.replace(tmp, dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _sbx_home(home: Path) -> Iterator[None]:
+    """SBX_HOME pointed at `home` for this process (a Ray worker runs one task at a time)."""
+    old = os.environ.get("SBX_HOME")
+    os.environ["SBX_HOME"] = str(home)
+    try:
+        yield
+    finally:
+        if old is None:
+            os.environ.pop("SBX_HOME", None)
+        else:
+            os.environ["SBX_HOME"] = old
+
+
+# --- the node side -----------------------------------------------------------------------------------------
+
+
+def node_data(job: RunJob, fingerprint: str | None) -> Path:
+    """The prepared data this node uses for `job`: the driver's folder when it exists here, else the node's
+    own (`$SBX_HOME/data/...` as the node is configured), whichever holds the driver's bytes."""
+    candidates = [Path(job.data_dir)] if job.data_dir else []
+    candidates.append(load_task(job.task).data_dir())
+    for path in candidates:
+        if path.is_dir() and (fingerprint is None or data_fingerprint(path) == fingerprint):
+            return path
+    raise InfraError(f"node {socket.gethostname()}: no prepared data matching the driver's "
+                     f"(looked in {', '.join(map(str, candidates))}); run `sbx data prepare` with the driver's options")
+
+
+def reap_dead(client: docker.DockerClient, dead_hosts: frozenset[str]) -> list[str]:
+    """Remove sbx containers whose owner is gone (a task killed with its node or worker): on this host when
+    the owning pid is gone, or when the owner's host is a dead node; and the temporary homes such tasks left
+    here. Any study's: a dead owner's container is garbage whoever planned it (`sbx gc --dead-only`)."""
+    runs = remove_containers(client, dead_only=True, dead_hosts=dead_hosts)
+    for run_id in runs:
+        for home in Path(tempfile.gettempdir()).glob(f"{_NODE_HOME_PREFIX}{run_id[-8:]}-*"):
+            shutil.rmtree(home, ignore_errors=True)
+    if runs:
+        log.info("node.reaped", runs=runs)
+    return runs
+
+
+def run_on_node(client: docker.DockerClient, job: RunJob, slot: Slot, sent: dict[str, Any],
+                folder: bytes | None, fingerprint: str | None) -> NodeResult:
+    """Execute `job` here: import the driver's row into a fresh ledger, run (or finish) it, export it."""
+    data_dir = node_data(job, fingerprint)
+    home = Path(tempfile.mkdtemp(prefix=f"{_NODE_HOME_PREFIX}{job.run_id[-8:]}-"))
+    try:
+        with _sbx_home(home), Ledger(home / "ledger.sqlite") as ledger:
+            ledger.import_run(sent)
+            run_dir = paths.sbx_home() / "runs" / job.run_id
+            if folder is not None:
+                unpack_folder(folder, run_dir)
+            outcome, error = None, None
+            try:
+                outcome = execute_job(client, ledger, replace(job, data_dir=str(data_dir)), slot)
+            except Exception as exc:  # our fault; the records still go back
+                error = f"{type(exc).__name__}: {exc}"
+                log.warning("node.job_error", error=error[:500])
+            records = ledger.export_run(job.run_id)
+            store = ArtifactStore()
+            artifacts = {p.parent.name + p.name: p.read_bytes() for p in store.root.glob("??/*") if p.is_file()}
+            files = pack_folder(run_dir) if run_dir.is_dir() else b""
+        return NodeResult(outcome, records, artifacts, files, slot.node, error)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+# --- the driver side ---------------------------------------------------------------------------------------
+
+
+def take_result(ledger: Ledger, result: NodeResult, base: RunState | str) -> None:
+    """Bring a node's run into the driver's home: artifacts (each checked against its hash), then the run
+    folder, then the ledger rows in one transaction (so no row ever names a file the driver lacks)."""
+    store = ArtifactStore()
+    for sha, data in result.artifacts.items():
+        if store.put_bytes(data) != sha:
+            raise InfraError(f"artifact {sha} from node {result.node} does not match its hash")
+    run_id = result.records["run"]["run_id"]
+    if result.files:
+        unpack_folder(result.files, paths.sbx_home() / "runs" / run_id)
+    ledger.import_run(result.records, base=base)
