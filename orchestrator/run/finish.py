@@ -57,6 +57,14 @@ def audit_train(run_id: str, train_py: Path, score: ScoreResult | None) -> list[
     return [with_batch_check(r, check) if r.rule == frame_statistics.RULE else r for r in records]
 
 
+def _score(client: docker.DockerClient, repo: Path, run_id: str, task: TaskSpec, dataset: str,
+           data_dir: Path | None, options: ScoreOptions | None) -> ScoreResult:
+    """One scoring of a run's scoring repo on `dataset`, with the task's target, label and eval line."""
+    return score_repo(client, repo, data_dir or task.data_dir(), dataset, image=resolve_image(client, "scorer").id,
+                      options=options, run_id=run_id, target=task.target, positive=task.positive_label,
+                      eval_line=task.contract.eval_line)
+
+
 def score_and_audit(client: docker.DockerClient, ledger: Ledger, run_id: str, task: TaskSpec,
                     data_dir: Path | None = None, options: ScoreOptions | None = None) -> ScoreResult | None:
     """Score on the holdout and audit a delivered run; returns the score (None when not delivered)."""
@@ -64,10 +72,7 @@ def score_and_audit(client: docker.DockerClient, ledger: Ledger, run_id: str, ta
     if record.status != RunState.DELIVERED or record.delivered_sha256 is None:
         return None
     repo = scoring_repo(run_id, record.delivered_sha256)
-    image = resolve_image(client, "scorer")
-    result = score_repo(client, repo, data_dir or task.data_dir(), "holdout", image=image.id, options=options,
-                        run_id=run_id, target=task.target, positive=task.positive_label,
-                        eval_line=task.contract.eval_line)
+    result = _score(client, repo, run_id, task, "holdout", data_dir, options)
     records = audit_train(run_id, repo / "train.py", result)
     with ledger.connection() as conn:
         save_score(conn, run_id, result)
@@ -92,11 +97,7 @@ def score_extra_dataset(client: docker.DockerClient, ledger: Ledger, run_id: str
     with ledger.connection() as conn:
         if dataset in load_scores(conn, run_id):
             return None
-    repo = scoring_repo(run_id, record.delivered_sha256)
-    image = resolve_image(client, "scorer")
-    result = score_repo(client, repo, data_dir or task.data_dir(), dataset, image=image.id, options=options,
-                        run_id=run_id, target=task.target, positive=task.positive_label,
-                        eval_line=task.contract.eval_line)
+    result = _score(client, scoring_repo(run_id, record.delivered_sha256), run_id, task, dataset, data_dir, options)
     with ledger.connection() as conn:
         save_score(conn, run_id, result)
     return result
