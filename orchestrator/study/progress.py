@@ -15,22 +15,17 @@ from rich.table import Table
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.log import get_logger
 from orchestrator.study.backend import RunOutcome
-from orchestrator.study.runner import Tally
+from orchestrator.study.runner import Tally, latest_attempts
 
 log = get_logger(__name__)
 
 
 def study_status(ledger: Ledger, study_id: str) -> dict[str, Any]:
     """Counts per pairing over the latest attempt of each (pairing, repeat), plus totals."""
-    latest: dict[tuple[str, int], Any] = {}
-    attempts = 0
-    cpu = 0.0
-    for run in ledger.list_runs(study_id=study_id):
-        attempts += 1
-        cpu += run.cpu_seconds_container or 0.0
-        key = (run.pairing, run.repeat)
-        if key not in latest or run.attempt > latest[key].attempt:
-            latest[key] = run
+    runs = ledger.list_runs(study_id=study_id)
+    latest = latest_attempts(runs)
+    attempts = len(runs)
+    cpu = sum(run.cpu_seconds_container or 0.0 for run in runs)
     per: dict[str, Counter[str]] = defaultdict(Counter)
     for (pairing, _), run in latest.items():
         state = str(run.status)

@@ -13,7 +13,7 @@ import contextlib
 import fcntl
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +22,7 @@ import docker
 
 from orchestrator import paths
 from orchestrator.failures import ConfigError, InfraError, SbxError
-from orchestrator.ledger import Ledger, RunState
+from orchestrator.ledger import Ledger, RunRecord, RunState
 from orchestrator.log import get_logger
 from orchestrator.scoring.store import load_scores
 from orchestrator.specs.study import StudySpec
@@ -81,6 +81,16 @@ def lock_holder(name: str) -> int | None:
     return None
 
 
+def latest_attempts(runs: Iterable[RunRecord]) -> dict[tuple[str, int], RunRecord]:
+    """The latest attempt of each (pairing, repeat): the one that stands for the planned run."""
+    latest: dict[tuple[str, int], RunRecord] = {}
+    for run in runs:
+        key = (run.pairing, run.repeat)
+        if key not in latest or run.attempt > latest[key].attempt:
+            latest[key] = run
+    return latest
+
+
 def open_study(ledger: Ledger, spec: StudySpec) -> str:
     """The study's id: created on first run; a later run must carry the same spec."""
     found = ledger.get_study_by_name(spec.name)
@@ -103,7 +113,7 @@ class Tally:
     durations: list[float] = field(default_factory=list)
 
     def eta_seconds(self, slots: int) -> float | None:
-        left = self.planned - len([o for o in self.finished.values() if o.status in DONE or o.status == "audited"])
+        left = self.planned - len([o for o in self.finished.values() if o.status in DONE])
         if not self.durations or left <= 0:
             return None
         return sum(self.durations) / len(self.durations) * left / max(1, slots)
@@ -123,14 +133,6 @@ class StudyRunner:
 
     # --- bookkeeping -------------------------------------------------------------------------------
 
-    def _latest_attempts(self) -> dict[tuple[str, int], object]:
-        latest: dict[tuple[str, int], object] = {}
-        for run in self.ledger.list_runs(study_id=self.study_id):
-            key = (run.pairing, run.repeat)
-            if key not in latest or run.attempt > latest[key].attempt:  # type: ignore[attr-defined]
-                latest[key] = run
-        return latest
-
     def _job(self, planned: PlannedRun, run_id: str, phase: str) -> RunJob:
         p = planned.pairing
         return RunJob(study_id=self.study_id, study_name=self.spec.name, run_id=run_id, pairing=p.name,
@@ -146,7 +148,7 @@ class StudyRunner:
 
     def pending(self) -> list[RunJob]:
         """Jobs left to do, in plan order: create missing rows, retry infra failures within the limit."""
-        latest = self._latest_attempts()
+        latest = latest_attempts(self.ledger.list_runs(study_id=self.study_id))
         jobs: list[RunJob] = []
         for planned in self.plan:
             run = latest.get(planned.key)
@@ -158,15 +160,15 @@ class StudyRunner:
                                              meta={"order": planned.order})
                 jobs.append(self._job(planned, run_id, "run"))
                 continue
-            status, attempt = run.status, run.attempt  # type: ignore[attr-defined]
+            status, attempt = run.status, run.attempt
             if status == RunState.PLANNED:
-                jobs.append(self._job(planned, run.run_id, "run"))  # type: ignore[attr-defined]
+                jobs.append(self._job(planned, run.run_id, "run"))
             elif status in (RunState.DELIVERED, RunState.SCORED):
-                jobs.append(self._job(planned, run.run_id, "finish"))  # type: ignore[attr-defined]
-            elif status == RunState.AUDITED and self._needs_datasets(run.run_id):  # type: ignore[attr-defined]
-                jobs.append(self._job(planned, run.run_id, "finish"))  # type: ignore[attr-defined]
-            elif status == RunState.FAILED and run.failure_class == "infra" and attempt <= self.spec.infra_retries:  # type: ignore[attr-defined]
-                jobs.append(self._job(planned, self.ledger.retry(run.run_id), "run"))  # type: ignore[attr-defined]
+                jobs.append(self._job(planned, run.run_id, "finish"))
+            elif status == RunState.AUDITED and self._needs_datasets(run.run_id):
+                jobs.append(self._job(planned, run.run_id, "finish"))
+            elif status == RunState.FAILED and run.failure_class == "infra" and attempt <= self.spec.infra_retries:
+                jobs.append(self._job(planned, self.ledger.retry(run.run_id), "run"))
         return jobs
 
     # --- the loop ----------------------------------------------------------------------------------
