@@ -94,13 +94,11 @@ def remove_socket_dirs(run_id: str | None = None) -> int:
 def orphan_cgroups(client: docker.DockerClient) -> list[Path]:
     """Metering cgroups (`py`, in any hierarchy) under container cgroups whose container no longer exists."""
     live = {c.id for c in client.containers.list(all=True, sparse=True)}
-    root = Path("/sys/fs/cgroup")
-    found = [*root.glob("*/docker/*/py"), *root.glob("docker/*/py")]
-    return [p for p in found if p.parent.name not in live]
+    return [p for p in container_cgroups("*") if p.parent.name not in live]
 
 
 def container_cgroups(container_id: str) -> list[Path]:
-    """The metering cgroups (`py`, in any hierarchy) under one container's cgroup."""
+    """The metering cgroups (`py`, in any hierarchy) under one container's cgroup (a glob for all: "*")."""
     root = Path("/sys/fs/cgroup")
     return [*root.glob(f"*/docker/{container_id}/py"), *root.glob(f"docker/{container_id}/py")]
 
