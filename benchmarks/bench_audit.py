@@ -1,4 +1,4 @@
-"""How fast `compliance` audits train.py files: 500 files on one core, against the target of 500 in 10 s.
+"""How fast `compliance` audits train.py files: 500 corpus files on one core, against the target of 100 files/s.
 
 The files are the labelled corpus repeated and perturbed (each copy gets a distinct comment and an extra
 helper function, so no two sources are the same) and written to a temporary folder, then audited with
@@ -7,7 +7,9 @@ helper function, so no two sources are the same) and written to a temporary fold
     python benchmarks/bench_audit.py [--files 500] [--cpu 0]
 
 Prints wall-clock and CPU seconds (CPU time is the fairer figure on a shared machine), files per second,
-and the ratio to the target (above 1.0 means faster than required).
+and the ratio to the target (above 1.0 means faster than required). The target was 500 files in 10 s
+(50 files/s); issue 14 raised it to 100 files/s for the corpus (real agent files, longer, are measured by
+`bench_audit_real.py`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = REPO / "tests" / "compliance" / "corpus"
-TARGET_FILES, TARGET_SECONDS = 500, 10.0
+TARGET_FILES, TARGET_SECONDS = 500, 5.0
 
 
 def perturbed_sources(n: int) -> list[str]:

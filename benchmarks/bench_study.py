@@ -37,6 +37,7 @@ def main() -> int:
 
     from orchestrator import engine, log
     from orchestrator.data import SliceSizes, open_source, prepare
+    from orchestrator.home import Home
     from orchestrator.ledger import Ledger
     from orchestrator.specs import load_budget
     from orchestrator.specs.study import load_study
@@ -57,18 +58,19 @@ def main() -> int:
             f"pairings:\n  - agent_command: {agent}\n    label: short\n  - agent: noop\n"
             f"backend: {{type: local, slots: {slots}}}\n")
         spec = load_study(spec_path)
-        ledger = Ledger(home / "ledger.sqlite")
-        backend = LocalBackend(client, ledger, budget, slots=slots)
+        where = Home(home)
+        ledger = Ledger(where.ledger_path)
+        backend = LocalBackend(where, client, ledger, budget, slots=slots)
         start = time.monotonic()
         try:
-            StudyRunner(spec, ledger, client, backend, data_dir=data).run()
+            StudyRunner(spec, where, ledger, client, backend, data_dir=data).run()
         finally:
             backend.close()
         return time.monotonic() - start, ledger, ledger.get_study_by_name(name).study_id
 
     single_wall, ledger, sid = study("single", 1, 1)
     single = single_wall / 2  # two runs (one per pairing), one at a time
-    slots = len(LocalBackend(client, ledger, budget).slots())
+    slots = len(LocalBackend(Home(home), client, ledger, budget).slots())
     wall, ledger, sid = study("many", args.repeats, slots)
     n = 2 * args.repeats
 
@@ -84,7 +86,9 @@ def main() -> int:
     print(f"runs: {n} on {slots} slots (agent sleeps {args.agent_seconds:g} s; noop and the short agent alternate)")
     print(f"overhead at start   median {statistics.median(starts):.2f} s   max {max(starts):.2f} s   (target < 3 s)")
     print(f"overhead at end     median {statistics.median(ends):.2f} s   max {max(ends):.2f} s   (target < 3 s)")
-    print(f"overhead per run    median {statistics.median(a + b for a, b in zip(starts, ends)):.2f} s (start + end)")
+    per_run = statistics.median(a + b for a, b in zip(starts, ends))
+    print(f"overhead per run    median {per_run:.2f} s (start + end) = {per_run / single:.3f} of a single run's wall "
+          f"({single:.2f} s)")
     print(f"single run, alone   {single:.2f} s (incl. scoring and audit)")
     print(f"study wall          {wall:.2f} s; ideal {ideal:.2f} s; throughput ratio {ideal / wall:.2f} (target >= 0.90)")
     return 0

@@ -9,10 +9,11 @@ virtual environments are skipped. A file named explicitly is audited whatever it
 from __future__ import annotations
 
 import ast
+import gc
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from compliance.dataflow import Analysis, SinkHit, TaskLayout, analyze_tree
+from compliance.dataflow import Analysis, NodeCaches, SinkHit, TaskLayout, analyze_tree
 from compliance.records import AuditRecord, Evidence, EvidenceStep
 from compliance.traces import RULES, Rule
 from orchestrator.failures import DataError
@@ -35,14 +36,44 @@ def audit_source(
         line = getattr(exc, "lineno", None) or 0
         message = getattr(exc, "msg", None) or str(exc)
         return _error_records(filename, run_id, f"does not parse: {message}", line, _line(source, line))
+    except (RecursionError, MemoryError) as exc:
+        return _error_records(filename, run_id, f"is nested too deeply to parse ({type(exc).__name__})", 0, "")
+    return audit_tree(tree, source, filename, run_id=run_id, layout=layout)
+
+
+def audit_tree(
+    tree: ast.Module, source: str, filename: str, *, run_id: str | None = None, layout: TaskLayout | None = None
+) -> list[AuditRecord]:
+    """Audit a parsed module whose lines are `source` (compliance.bundle makes such modules of several
+    files). An analysis that breaks (an analyser bug, a tree too deep to walk) gives `error` records."""
     try:
-        analysis = analyze_tree(tree, source, layout)
+        quick, witnessed = _analyze(tree, source, layout)
+    except RecursionError:
+        return _error_records(filename, run_id, "is nested too deeply to analyse (RecursionError)", 0, "")
     except Exception as exc:  # noqa: BLE001 - an analyser bug must neither pass a file nor stop the rest
-        log.error("audit.internal_error", file=filename, error=repr(exc))
-        return _error_records(filename, run_id, f"could not be analysed (internal error: {exc!r})", 0, "")
-    records = [_record(rule, analysis, filename, run_id) for rule in RULES]
+        log.error("audit.internal_error", file=filename, error=repr(exc)[:500])
+        return _error_records(filename, run_id, f"could not be analysed (internal error: {exc!r})"[:2000], 0, "")
+    records = [_record(rule, quick, witnessed, filename, run_id) for rule in RULES]
     log.debug("audit.file", file=filename, verdicts={r.rule: r.verdict for r in records})
     return records
+
+
+def _analyze(tree: ast.Module, source: str, layout: TaskLayout | None) -> tuple[Analysis, Analysis | None]:
+    """The file's analyses: first without witness paths (fast; it decides the verdicts), then, only when
+    some rule has hits, again with them, for evidence that shows every step."""
+    paused = gc.isenabled()
+    gc.disable()  # the analysis makes many small objects and few cycles: collecting them mid-way costs time
+    try:
+        caches = NodeCaches()
+        quick = analyze_tree(tree, source, layout, witness=False, caches=caches)
+        flagged = [rule for rule in RULES if rule.select(quick)]
+        if not quick.complete or not flagged:
+            return quick, None
+        kinds = frozenset().union(*(rule.witness_kinds for rule in flagged))
+        return quick, analyze_tree(tree, source, layout, witness=True, caches=caches, witness_kinds=kinds)
+    finally:
+        if paused:
+            gc.enable()
 
 
 def audit_file(
@@ -91,9 +122,19 @@ def _walk(folder: Path) -> Iterator[Path]:
             yield child
 
 
-def _record(rule: Rule, analysis: Analysis, filename: str, run_id: str | None) -> AuditRecord:
-    hits = rule.select(analysis)
-    notes = list(analysis.notes)
+def _record(
+    rule: Rule, quick: Analysis, witnessed: Analysis | None, filename: str, run_id: str | None
+) -> AuditRecord:
+    """The rule's record. The quick analysis decides; the witnessed one, when the rule has hits there too,
+    gives the evidence (the two interpret the same code, and the quick one can only be as precise or more:
+    values that differ in their witness paths alone compare equal in it)."""
+    analysis = quick
+    hits = rule.select(quick)
+    if hits and witnessed is not None:
+        traced = rule.select(witnessed)
+        if traced:
+            analysis, hits = witnessed, traced
+    notes = list(analysis.notes) + rule.notes(analysis)
     if hits:
         evidence = [_evidence(rule, hit, filename) for hit in hits[:MAX_TRACES]]
         if len(hits) > MAX_TRACES:

@@ -59,6 +59,15 @@ PREDICT_METHODS = frozenset(
     {"predict", "predict_proba", "predict_log_proba", "inplace_predict", "decision_function", "score_samples"}
 )
 PREDICT_ROLES = Roles(positions=(0,), keywords=frozenset({"X", "data", "dmatrix"}))
+#: the axes of what prediction methods return: one row per input row (and one column per class)
+PREDICT_AXES: dict[str, tuple[str, ...]] = {
+    "predict_proba": ("rows", "other"),
+    "predict_log_proba": ("rows", "other"),
+    "predict": ("rows",),
+    "inplace_predict": ("rows",),
+    "decision_function": ("rows",),
+    "score_samples": ("rows",),
+}
 
 # --- cross-row operations -----------------------------------------------------------------------------
 
@@ -74,17 +83,30 @@ CROSS_ROW_METHODS = frozenset(
         "rank", "shift", "diff", "pct_change", "cumsum", "cumprod", "cummax", "cummin", "cumcount",
         "rolling", "expanding", "ewm", "ffill", "bfill", "pad", "backfill", "interpolate", "argsort",
         # duplicates and groups
-        "duplicated", "drop_duplicates", "groupby", "transform", "agg", "aggregate", "resample",
+        "duplicated", "drop_duplicates", "transform", "agg", "aggregate", "resample",
         "factorize", "pivot_table", "ngroup",
     }
 )  # fmt: skip
-#: aggregations whose `axis=1` (or `axis="columns"`) form works within each row instead
-AXIS_AWARE = frozenset(
-    {"mean", "median", "std", "var", "sem", "min", "max", "sum", "prod", "product", "count", "nunique",
-     "quantile", "mode", "skew", "kurt", "kurtosis", "idxmin", "idxmax", "all", "any", "rank", "shift",
-     "diff", "pct_change", "cumsum", "cumprod", "cummax", "cummin", "ffill", "bfill", "interpolate",
-     "argmax", "argmin", "argsort", "ptp", "apply"}
-)  # fmt: skip
+#: methods that call a function on each column, or on each row with axis=1
+FUNCTION_METHODS = frozenset({"apply", "agg", "aggregate", "transform"})
+#: the default axis of a method is the library's: 0 (down the rows) for pandas, every axis for numpy
+LIBRARY_DEFAULT = "library default"
+#: methods that reduce, rank or reorder along an axis: (position of the axis argument, its default). A
+#: method runs across rows when that axis is the rows of the batch (`df.mean()`), within each row otherwise
+#: (`df.mean(axis=1)`, `pd.DataFrame(member_predictions).mean()` whose axis 0 is the members)
+METHOD_AXIS: dict[str, tuple[int, object]] = {
+    **{m: (0, LIBRARY_DEFAULT) for m in (
+        "mean", "median", "std", "var", "sem", "min", "max", "sum", "prod", "product", "count", "nunique",
+        "mode", "skew", "kurt", "kurtosis", "idxmin", "idxmax", "all", "any", "ptp", "argmax", "argmin",
+        "cumsum", "cumprod", "cummax", "cummin", "rank", "ffill", "bfill", "pad", "backfill",
+    )},
+    "quantile": (1, LIBRARY_DEFAULT),
+    "diff": (1, 0),
+    "pct_change": (10, 0),
+    "shift": (2, 0),
+    "interpolate": (10, 0),
+    "argsort": (0, -1),
+}  # fmt: skip
 #: library functions that combine values across rows of their data arguments
 CROSS_ROW_FUNCTIONS = frozenset(
     {
@@ -107,6 +129,113 @@ CROSS_ROW_FUNCTIONS = frozenset(
         "collections.Counter", "builtins.sorted",
     }
 )  # fmt: skip
+#: numpy and scipy functions that reduce, rank or reorder along an axis: (position of the axis argument, its
+#: default; None = over every axis). Functions of CROSS_ROW_FUNCTIONS not listed here work over everything.
+AXIS_FUNCTIONS: dict[str, tuple[int | None, int | None]] = {
+    **{f"numpy.{f}": (1, None) for f in (
+        "mean", "median", "std", "var", "min", "max", "amin", "amax", "sum", "prod", "nanmean", "nanmedian",
+        "nanstd", "nanvar", "nanmin", "nanmax", "nansum", "ptp", "average", "argmax", "argmin", "cumsum",
+        "cumprod", "nanargmax", "nanargmin", "all", "any",
+    )},
+    **{f"numpy.{f}": (2, None) for f in ("percentile", "quantile", "nanpercentile", "nanquantile", "roll")},
+    "numpy.sort": (1, -1),
+    "numpy.argsort": (1, -1),
+    "numpy.diff": (2, -1),
+    "numpy.partition": (2, -1),
+    "numpy.unique": (None, None),
+    "scipy.stats.zscore": (1, 0),
+    "scipy.stats.rankdata": (None, None),
+    "scipy.stats.mode": (1, 0),
+    "scipy.stats.iqr": (1, None),
+    "scipy.stats.skew": (1, 0),
+    "scipy.stats.gmean": (1, 0),
+    "scipy.stats.hmean": (1, 0),
+    "scipy.special.softmax": (1, None),
+    "sklearn.preprocessing.scale": (1, 0),
+    "sklearn.preprocessing.robust_scale": (1, 0),
+    "sklearn.preprocessing.maxabs_scale": (1, 0),
+    "sklearn.preprocessing.minmax_scale": (2, 0),
+    "sklearn.preprocessing.quantile_transform": (1, 0),
+    "sklearn.preprocessing.normalize": (2, 1),
+}  # fmt: skip
+#: functions that build one array from a list of arrays (their axes: `compliance.dataflow.arrays.stacked`)
+STACKING_FUNCTIONS = frozenset(
+    {"numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray", "numpy.stack",
+     "numpy.vstack", "numpy.row_stack", "numpy.column_stack", "numpy.hstack", "numpy.concatenate"}
+)  # fmt: skip
+#: numpy and scipy functions that work on each element: their result has their argument's axes
+ELEMENTWISE_FUNCTIONS = frozenset(
+    {f"numpy.{f}" for f in (
+        "log", "log1p", "log2", "log10", "exp", "expm1", "sqrt", "square", "abs", "absolute", "fabs", "sign",
+        "clip", "round", "around", "rint", "floor", "ceil", "trunc", "where", "maximum", "minimum", "fmax",
+        "fmin", "power", "nan_to_num", "isnan", "isfinite", "isinf", "sin", "cos", "tan", "tanh", "arctan",
+        "negative", "reciprocal", "add", "subtract", "multiply", "divide", "true_divide", "float32",
+        "float64", "int32", "int64", "logical_and", "logical_or", "logical_not", "sigmoid",
+    )}
+    | {"scipy.special.expit", "scipy.special.logit", "builtins.float", "builtins.abs"}
+)  # fmt: skip
+#: methods that work on each element and keep their receiver's axes
+ELEMENTWISE_METHODS = frozenset(
+    {"astype", "clip", "round", "fillna", "copy", "to_numpy", "abs", "where", "mask", "replace", "map",
+     "isna", "notna", "isnull", "notnull", "__array__", "tolist"}
+)  # fmt: skip
+
+#: library functions known to work row by row (each output row from the same input row) besides the
+#: element-wise ones, and constructors: a call to a function in no table that receives the scored frame's
+#: data is taken to work row by row too, and the audit says so (`Analysis.uncertain`)
+ROW_WISE_FUNCTIONS = ELEMENTWISE_FUNCTIONS | frozenset(
+    {"pandas.to_numeric", "pandas.to_datetime", "pandas.to_timedelta", "pandas.isna", "pandas.isnull",
+     "pandas.notna", "pandas.notnull", "pandas.DataFrame", "pandas.Series", "pandas.Index",
+     "pandas.Categorical", "pandas.get_dummies", "pandas.concat", "pandas.merge",
+     "numpy.array", "numpy.asarray", "numpy.asanyarray", "numpy.ascontiguousarray", "numpy.stack",
+     "numpy.vstack", "numpy.hstack", "numpy.column_stack", "numpy.row_stack", "numpy.concatenate",
+     "numpy.digitize", "numpy.searchsorted", "numpy.interp", "numpy.select", "numpy.isin", "numpy.in1d",
+     "numpy.full", "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full_like", "numpy.zeros_like",
+     "numpy.ones_like", "numpy.empty_like", "numpy.arange", "numpy.ravel", "numpy.squeeze",
+     "numpy.expand_dims", "numpy.atleast_1d", "numpy.atleast_2d", "numpy.reshape", "numpy.transpose",
+     "numpy.mod", "numpy.floor_divide", "numpy.remainder", "numpy.arctan2", "numpy.hypot", "numpy.deg2rad",
+     "numpy.radians", "numpy.degrees", "numpy.exp2", "numpy.cbrt", "numpy.char.add", "numpy.datetime64",
+     "numpy.float16", "numpy.int8", "numpy.int16", "numpy.uint8", "numpy.bool_", "numpy.str_",
+     "numpy.array_split", "numpy.split", "numpy.tile", "numpy.repeat", "numpy.nan_to_num",
+     "scipy.special.expit", "scipy.special.logit", "scipy.special.erf",
+     "xgboost.DMatrix", "lightgbm.Dataset", "catboost.Pool", "copy.copy", "copy.deepcopy",
+     "functools.partial", "pandas.cut", "pandas.MultiIndex.from_arrays", "pandas.MultiIndex.from_tuples",
+     "pandas.MultiIndex.from_frame", "pandas.Categorical.from_codes"}
+)  # fmt: skip
+#: methods known to work row by row (or to select, reshape or convert without combining rows)
+ROW_WISE_METHODS = ELEMENTWISE_METHODS | frozenset(
+    {"rename", "reset_index", "set_index", "reindex", "drop", "assign", "astype", "copy", "to_numpy",
+     "to_frame", "to_list", "tolist", "to_dict", "values", "squeeze", "ravel", "flatten", "reshape",
+     "item", "isin", "between", "add", "sub", "mul", "div", "truediv", "floordiv", "mod", "pow", "radd",
+     "rsub", "rmul", "rdiv", "rtruediv", "eq", "ne", "lt", "le", "gt", "ge", "combine_first", "get",
+     "get_indexer", "get_loc", "dropna", "sort_values", "sort_index", "head", "tail", "sample", "filter",
+     "select_dtypes", "infer_objects", "convert_dtypes", "set_categories", "reorder_categories",
+     "add_categories", "rename_categories", "remove_categories", "transform", "predict", "predict_proba",
+     "decision_function", "inplace_predict", "join", "merge", "keys", "items", "iterrows", "itertuples",
+     "update", "pop", "setdefault", "append", "extend", "insert", "view", "clip", "floor", "ceil",
+     "explode", "melt", "stack", "unstack", "swaplevel", "droplevel", "add_prefix", "add_suffix", "format",
+     "split", "strip", "lower", "upper", "replace", "startswith", "endswith", "encode", "decode",
+     "fit", "fit_transform", "set_params", "get_params", "apply", "applymap", "pipe", "map", "agg",
+     "aggregate", "mask", "where", "fillna", "notna", "isna"}
+)  # fmt: skip
+
+#: arguments that are a table or a set the other values are looked up in: built from the batch's own rows
+#: (not from training data), a lookup in it makes a row's value depend on other rows
+#: (`df.a.map(dict(zip(df.b, df.c)))`, `df.a.isin(df.b)`, `np.searchsorted(np.sort(df.a), x)`)
+TABLE_METHOD_ARGS: dict[str, Roles] = {
+    "map": Roles((0,), frozenset({"arg", "mapper"})),
+    "replace": Roles((0,), frozenset({"to_replace"})),
+    "isin": Roles((0,), frozenset({"values"})),
+}
+TABLE_FUNCTION_ARGS: dict[str, Roles] = {
+    "numpy.isin": Roles((1,), frozenset({"test_elements"})),
+    "numpy.in1d": Roles((1,), frozenset({"ar2"})),
+    "numpy.searchsorted": Roles((0,), frozenset({"a"})),
+    "numpy.interp": Roles((1, 2), frozenset({"xp", "fp"})),
+    "numpy.digitize": Roles((1,), frozenset({"bins"})),
+    "pandas.cut": Roles((1,), frozenset({"bins"})),
+}
+
 #: builtins that aggregate when given one iterable (`max(a, b)` compares two values: row-wise)
 ITERABLE_AGGREGATES = frozenset(
     {"builtins.sum", "builtins.min", "builtins.max", "builtins.any", "builtins.all"}
@@ -183,6 +312,23 @@ FRAME_PRESERVING = frozenset(
         "sort_index",
         "set_index",
         "rename",
+        "astype",
+        "fillna",
+        "dropna",
+        "sample",
+        "head",
+        "tail",
+        "infer_objects",
+    }
+)
+
+#: of those, the ones that keep the frame's column names as they were (rename, set_index and reset_index
+#: change them)
+COLUMN_PRESERVING = frozenset(
+    {
+        "copy",
+        "sort_values",
+        "sort_index",
         "astype",
         "fillna",
         "dropna",

@@ -8,7 +8,7 @@ parse, is not text, or the analysis ran out of budget); it is never silently `cl
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 Verdict = Literal["flagged", "clear", "error"]
 OverrideVerdict = Literal["flagged", "clear"]
-EvidenceKind = Literal["static_trace", "batch_check", "parse_error", "incomplete"]
+EvidenceKind = Literal["static_trace", "batch_check", "parse_error", "incomplete", "content"]
 
 
 class _Model(BaseModel):
@@ -99,8 +99,15 @@ class AuditRecord(_Model):
         return self.model_copy(update={"override": override})
 
 
-def is_compliant(records: Iterable[AuditRecord]) -> bool:
-    """Whether a run passes: every rule clear after overrides. A flagged or undecided (`error`) rule fails
-    it; a run with no records at all has not been audited and does not pass either."""
-    verdicts = [r.final_verdict for r in records]
+def is_compliant(records: Iterable[AuditRecord], rules: Collection[str] | None = None) -> bool:
+    """Whether a run passes: every record of the rules in `rules` clear after overrides. By default every
+    rule decides except those that are reported only (`compliance.traces.REPORTED_ONLY`:
+    `eval_features_in_fit`, outside the default exclusion). A flagged or undecided (`error`) rule fails it; a
+    run with no deciding records at all has not been audited and does not pass either."""
+    if rules is None:
+        from compliance.traces import REPORTED_ONLY
+
+        verdicts = [r.final_verdict for r in records if r.rule not in REPORTED_ONLY]
+    else:
+        verdicts = [r.final_verdict for r in records if r.rule in rules]
     return bool(verdicts) and all(v == "clear" for v in verdicts)

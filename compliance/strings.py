@@ -12,6 +12,7 @@ Paths and strings are both plain `str` constants here: `Path("data") / "eval.csv
 from __future__ import annotations
 
 import fnmatch
+import json
 import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,31 @@ class TaskLayout:
     batch_columns: tuple[str, ...] = (
         "Month", "DayofMonth", "DayOfWeek", "DepTime", "UniqueCarrier", "Origin", "Dest", "Distance",
     )  # fmt: skip
+    #: the label column of the data files (None when not known: then any column may be the label)
+    target: str | None = "dep_delayed_15min"
+    #: JSON files next to the script and their text: agents read the task's settings from them
+    #: (`TARGET = json.load(open("task.json"))["target"]`), so the label column's name folds to a constant
+    json_files: tuple[tuple[str, str], ...] = (
+        ("task.json", '{"target": "dep_delayed_15min", "positive_label": "Y", "id_columns": []}'),
+    )
+
+    @property
+    def data_columns(self) -> tuple[str, ...]:
+        """The columns of the training and evaluation files: the features, then the label."""
+        return self.batch_columns + ((self.target,) if self.target is not None else ())
+
+    def is_data_path(self, text: str) -> bool:
+        """Whether a path names one of the data files (training or evaluation) of the layout."""
+        name = posixpath.basename(text.replace("\\", "/"))
+        return self.is_eval_path(text) or name in {posixpath.basename(f) for f in self.data_files}
+
+    def json_content(self, path: str) -> Any:
+        """The parsed content of a JSON file of the layout, or UNKNOWN."""
+        name = _norm(path)
+        for known, text in self.json_files:
+            if name == known or name.endswith("/" + known):
+                return json.loads(text)
+        return UNKNOWN
 
     def is_eval_path(self, text: str) -> bool:
         if "/" not in text and "." not in text:

@@ -20,134 +20,22 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Hashable, Iterable
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from typing import Any, Self
 
-#: longest witness path kept; longer ones keep their head and tail so both the source and sink stay visible
-MAX_PATH = 40
-_PATH_HEAD = 8
-
-
-class Kind(StrEnum):
-    """Where a value may come from."""
-
-    #: derived from the evaluation file (its path, its rows, its labels, anything computed from them)
-    EVAL = "eval"
-    #: derived row by row from the frame passed to predict_proba (a column or frame of the batch)
-    BATCH = "batch"
-    #: the values of one row of the batch (inside a row loop, `apply(axis=1)`, `Series.map`)
-    BATCH_ROW = "batch_row"
-    #: the result of an operation across the batch's rows (a mean, a count, a rank, a fitted scaler)
-    BATCH_STAT = "batch_stat"
-    #: the number of rows in the batch (`len(df)`, `df.shape`), a cross-row value that shape arguments drop
-    BATCH_SIZE = "batch_size"
-    #: a categorical whose levels were taken from the batch (`astype("category")`). Not a feature problem by
-    #: itself -- current xgboost, LightGBM and scikit-learn match categories by value -- but its integer
-    #: codes (`.cat.codes`) number the batch's levels, and those are a statistic of the batch.
-    BATCH_LEVELS = "batch_levels"
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    """One line of a witness path: where the taint was, the code there, and the names that carried it."""
-
-    line: int
-    code: str
-    names: tuple[str, ...] = ()
-    note: str = ""
-    #: the function the line belongs to ("" at module level), so a reader can follow calls
-    scope: str = ""
-
-
-Path = tuple[Step, ...]
-
-
-def extend_path(path: Path, step: Step) -> Path:
-    """Append `step`; a step on the same line as the last one merges into it instead of repeating it."""
-    if path and path[-1].line == step.line and path[-1].scope == step.scope:
-        last = path[-1]
-        names = last.names + tuple(n for n in step.names if n not in last.names)
-        note = last.note or step.note
-        return (*path[:-1], Step(last.line, last.code, names, note, last.scope))
-    path = (*path, step)
-    if len(path) > MAX_PATH:
-        path = path[:_PATH_HEAD] + path[len(path) - (MAX_PATH - _PATH_HEAD) :]
-    return path
-
-
-@dataclass(frozen=True, slots=True)
-class Taints:
-    """A set of kinds, each with one witness path. Joining keeps the left side's path for a shared kind,
-    so a state that has stopped gaining kinds compares equal to itself and loops reach a fixpoint."""
-
-    entries: tuple[tuple[Kind, Path], ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.entries)
-
-    @property
-    def kinds(self) -> frozenset[Kind]:
-        return frozenset(k for k, _ in self.entries)
-
-    def get(self, kind: Kind) -> Path | None:
-        for k, p in self.entries:
-            if k is kind:
-                return p
-        return None
-
-    def has(self, *kinds: Kind) -> bool:
-        return any(k in kinds for k, _ in self.entries)
-
-    def join(self, other: Taints) -> Taints:
-        if not other.entries or other is self:
-            return self
-        if not self.entries:
-            return other
-        merged = dict(self.entries)
-        changed = False
-        for k, p in other.entries:
-            if k not in merged:
-                merged[k] = p
-                changed = True
-        return Taints(tuple(sorted(merged.items()))) if changed else self
-
-    def with_step(self, step: Step) -> Taints:
-        if not self.entries:
-            return self
-        return Taints(tuple((k, extend_path(p, step)) for k, p in self.entries))
-
-    def with_steps(self, step_for: Callable[[Kind], Step]) -> Taints:
-        """Append a step to each path, built per kind (each kind names the variables that carry it)."""
-        if not self.entries:
-            return self
-        return Taints(tuple((k, extend_path(p, step_for(k))) for k, p in self.entries))
-
-    def only(self, keep: Callable[[Kind], bool]) -> Taints:
-        kept = tuple((k, p) for k, p in self.entries if keep(k))
-        return self if len(kept) == len(self.entries) else Taints(kept)
-
-    def convert(self, source: Kind, target: Kind, step: Step) -> Taints:
-        """Turn `source` into `target` (keeping its path plus `step`); an existing `target` wins."""
-        path = self.get(source)
-        if path is None:
-            return self
-        rest = Taints(tuple((k, p) for k, p in self.entries if k is not source))
-        return rest.join(Taints(((target, extend_path(path, step)),)))
-
-    @staticmethod
-    def of(kind: Kind, step: Step) -> Taints:
-        return Taints(((kind, (step,)),))
-
-    @staticmethod
-    def union(parts: Iterable[Taints]) -> Taints:
-        out = NO_TAINT
-        for part in parts:
-            out = out.join(part)
-        return out
-
-
-NO_TAINT = Taints()
+from compliance.taints import (  # noqa: F401 - re-exported: the engine's modules import them from here
+    MAX_PATH,
+    NO_TAINT,
+    Kind,
+    Path,
+    Step,
+    Taints,
+    extend_path,
+    kind_mask,
+    stepper,
+    witness_paths,
+    witnessed,
+)
 
 
 class _Unknown:
@@ -223,6 +111,34 @@ class InstanceRef:
 
 Ref = LibRef | FuncRef | ClassRef | InstanceRef
 
+_LIBRARY_VALUES: dict[str, Value] = {}
+
+
+def library_value(qualname: str) -> Value:
+    """The value of a module or something reached from one (`numpy.mean`): one per name, shared."""
+    found = _LIBRARY_VALUES.get(qualname)
+    if found is None:
+        found = Value(ref=LibRef(qualname))
+        if len(_LIBRARY_VALUES) < 8192:
+            _LIBRARY_VALUES[qualname] = found
+    return found
+
+
+# --- axes ---------------------------------------------------------------------------------------------
+#
+# What each axis of an array-like value indexes, where it is known: the rows of the batch, or something
+# else (the members of a Python list that was stacked, the columns of a frame). `MORE` stands for any number
+# of further axes whose meaning is not known. A value derived from the batch whose axes are not known is read
+# the way pandas reads it: its rows are axis 0 (`DEFAULT_AXES`). Reductions use this to tell a mean across
+# the members of an ensemble (`np.mean([m.predict_proba(X)[:, 1] for m in models], axis=0)`) from a mean
+# down the rows of the batch.
+
+ROWS = "rows"
+OTHER = "other"
+MORE = "*"
+Axes = tuple[str, ...]
+DEFAULT_AXES: Axes = (ROWS, MORE)
+
 
 # --- values -------------------------------------------------------------------------------------------
 
@@ -231,32 +147,87 @@ FieldKey = Hashable
 COLUMNS = "<columns>"
 
 
-@dataclass(frozen=True, slots=True)
 class Value:
-    """What the engine knows about a value. `total` (all taints, including those of the parts) is derived."""
+    """What the engine knows about a value. `total` (all taints, including those of the parts) is derived.
 
-    #: taints of the value itself, not attributed to a known part (for a frame read from a file: the file)
-    base: Taints = NO_TAINT
-    const: Any = UNKNOWN
-    #: a join with None happened: `x is None` is undecided rather than False
-    may_none: bool = False
-    items: tuple[Value, ...] | None = None
-    #: the element of a collection whose length is unknown
-    elem: Value | None = None
-    #: known keys: dict keys, frame columns written by subscript, attributes of instances and classes
-    fields: tuple[tuple[FieldKey, Value], ...] | None = None
-    ref: Ref | None = None
-    total: Taints = field(init=False, compare=False, repr=False)
+    Immutable by convention: a hand-written slotted class, because the interpreter builds a great many
+    values and a frozen dataclass costs several times as much to build. Equality and hash cover every part
+    but `total`."""
 
-    def __post_init__(self) -> None:
-        total = self.base
-        for item in self.items or ():
-            total = total.join(item.total)
-        if self.elem is not None:
-            total = total.join(self.elem.total)
-        for _, v in self.fields or ():
-            total = total.join(v.total)
-        object.__setattr__(self, "total", total)
+    __slots__ = ("_hash", "axes", "base", "const", "elem", "fields", "items", "may_none", "ref", "total")
+
+    def __init__(
+        self,
+        base: Taints = NO_TAINT,
+        const: Any = UNKNOWN,
+        may_none: bool = False,
+        items: tuple[Value, ...] | None = None,
+        elem: Value | None = None,
+        fields: tuple[tuple[FieldKey, Value], ...] | None = None,
+        ref: Ref | None = None,
+        axes: Axes | None = None,
+    ) -> None:
+        #: taints of the value itself, not attributed to a known part (for a frame read from a file: the file)
+        self.base = base
+        self.const = const
+        #: a join with None happened: `x is None` is undecided rather than False
+        self.may_none = may_none
+        self.items = items
+        #: the element of a collection whose length is unknown
+        self.elem = elem
+        #: known keys: dict keys, frame columns written by subscript, attributes of instances and classes
+        self.fields = fields
+        self.ref = ref
+        #: what each axis indexes, for an array-like value whose axes are known (see `axes_of`)
+        self.axes = axes
+        self._hash: int | None = None
+        #: every taint of the value and its parts
+        self.total: Taints = base
+        if items is not None or elem is not None or fields is not None:
+            total = base
+            for item in items or ():
+                total = total.join(item.total)
+            if elem is not None:
+                total = total.join(elem.total)
+            for _, v in fields or ():
+                total = total.join(v.total)
+            self.total = total
+
+    def _key(self) -> tuple[Any, ...]:
+        return (self.base, self.const, self.may_none, self.items, self.elem, self.fields, self.ref, self.axes)
+
+    def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
+        if not isinstance(other, Value):
+            return NotImplemented
+        return (
+            self.base == other.base
+            and self.ref == other.ref
+            and self.may_none == other.may_none
+            and self.items == other.items
+            and self.elem == other.elem
+            and self.fields == other.fields
+            and self.axes == other.axes
+            and self.const == other.const
+        )
+
+    def __hash__(self) -> int:
+        h = self._hash
+        if h is None:
+            h = self._hash = hash(self._key())
+        return h
+
+    def __repr__(self) -> str:
+        parts = [
+            f"{name}={value!r}"
+            for name, value in zip(
+                ("base", "const", "may_none", "items", "elem", "fields", "ref", "axes"),
+                self._key(),
+                strict=True,
+            )
+        ]
+        return f"Value({', '.join(parts)})"
 
     # --- reading parts ---
 
@@ -267,8 +238,14 @@ class Value:
         return None
 
     def with_field(self, key: FieldKey, value: Value) -> Value:
-        fields = (*((k, v) for k, v in (self.fields or ()) if k != key), (key, value))
-        return Value(self.base, UNKNOWN, False, self.items, self.elem, fields, self.ref)
+        fields = [kv for kv in self.fields if kv[0] != key] if self.fields else []
+        fields.append((key, value))
+        return Value(self.base, UNKNOWN, False, self.items, self.elem, tuple(fields), self.ref, self.axes)
+
+    def without_fields(self, keys: Iterable[FieldKey]) -> Value:
+        drop = set(keys)
+        fields = tuple((k, v) for k, v in (self.fields or ()) if k not in drop)
+        return Value(self.base, UNKNOWN, False, self.items, self.elem, fields, self.ref, self.axes)
 
     def element(self) -> Value:
         """What iterating over the value yields, when its items are not individually known."""
@@ -279,14 +256,29 @@ class Value:
         if self.fields is not None and self.ref is None:
             # iterating a dict yields its keys
             return join_all(Value(const=k) for k, _ in self.fields).with_base(self.base)
+        if self.axes is not None and self.axes and self.axes[0] == OTHER:
+            # an array whose first axis is not the rows (stacked ensemble members): its members
+            return Value(base=self.total, axes=self.axes[1:] or None)
         return Value(base=row_of(self.total))
 
     def with_base(self, taints: Taints) -> Value:
         if not taints:
             return self
         return Value(
-            self.base.join(taints), self.const, self.may_none, self.items, self.elem, self.fields, self.ref
+            self.base.join(taints),
+            self.const,
+            self.may_none,
+            self.items,
+            self.elem,
+            self.fields,
+            self.ref,
+            self.axes,
         )
+
+    def with_axes(self, axes: Axes | None) -> Value:
+        if axes == self.axes:
+            return self
+        return Value(self.base, self.const, self.may_none, self.items, self.elem, self.fields, self.ref, axes)
 
     def map_taints(self, fn: Callable[[Taints], Taints]) -> Value:
         """Apply `fn` to the base and every part (used to add a step to every path the value holds)."""
@@ -300,11 +292,17 @@ class Value:
             None if self.elem is None else self.elem.map_taints(fn),
             None if self.fields is None else tuple((k, v.map_taints(fn)) for k, v in self.fields),
             self.ref,
+            self.axes,
         )
 
     def flat(self) -> Value:
         """The value without structure: all its taints as its base (what an unknown call returns)."""
         return Value(self.total)
+
+    @property
+    def is_list(self) -> bool:
+        """A Python list or tuple (items or element known), not a frame, dict or object."""
+        return self.ref is None and self.fields is None and (self.items is not None or self.elem is not None)
 
     @property
     def is_none(self) -> bool:
@@ -329,6 +327,20 @@ def lift_rows(taints: Taints) -> Taints:
     return rest.join(Taints(((Kind.BATCH, path),)))
 
 
+BATCH_KINDS = frozenset({Kind.BATCH, Kind.BATCH_ROW, Kind.BATCH_STAT, Kind.BATCH_SIZE, Kind.BATCH_LEVELS})
+
+
+def key_const(v: Value) -> Any:
+    """The constant of a value usable as a dict key: its constant, or a tuple of its items' constants."""
+    if v.const is not UNKNOWN:
+        return v.const
+    if v.items is not None and v.ref is None:
+        parts = tuple(key_const(i) for i in v.items)
+        if all(p is not UNKNOWN for p in parts):
+            return parts
+    return UNKNOWN
+
+
 def taint_value(taints: Taints) -> Value:
     return Value(base=taints) if taints else CLEAN
 
@@ -337,8 +349,23 @@ CLEAN = Value()
 NONE = Value(const=None)
 
 
+_SMALL_CONSTANTS: dict[tuple[type, Any], Value] = {}
+
+
 def const_value(c: Any) -> Value:
-    return NONE if c is None else Value(const=c)
+    """A value that is the constant `c` (small constants are shared: values are immutable)."""
+    if c is None:
+        return NONE
+    key = (type(c), c)
+    try:
+        found = _SMALL_CONSTANTS.get(key)
+    except TypeError:  # not hashable
+        return Value(const=c)
+    if found is None:
+        found = Value(const=c)
+        if len(_SMALL_CONSTANTS) < 4096:
+            _SMALL_CONSTANTS[key] = found
+    return found
 
 
 # --- join ---------------------------------------------------------------------------------------------
@@ -379,7 +406,8 @@ def join(a: Value, b: Value) -> Value:
             else:
                 merged.append((k, join(fa, fb)))
         fields = tuple(merged)
-    return Value(base, const, may_none, items, elem, fields, ref)
+    axes = a.axes if a.axes == b.axes else None
+    return Value(base, const, may_none, items, elem, fields, ref, axes)
 
 
 def join_all(values: Iterable[Value]) -> Value:

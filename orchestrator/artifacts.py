@@ -22,16 +22,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from orchestrator import paths
 from orchestrator.failures import ArtifactNotFound, InvalidArtifact
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _CHUNK = 1 << 20
 _READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
-
-
-def default_root() -> Path:
-    return paths.sbx_home() / "artifacts"
 
 
 def canonical_json(obj: Mapping[str, Any]) -> bytes:
@@ -46,10 +41,10 @@ def canonical_json(obj: Mapping[str, Any]) -> bytes:
 
 
 class ArtifactStore:
-    """Objects addressed by the sha256 of their bytes, under `root` (default `$SBX_HOME/artifacts`)."""
+    """Objects addressed by the sha256 of their bytes, under `root` (a Home's `artifacts_dir`)."""
 
-    def __init__(self, root: Path | str | None = None) -> None:
-        self.root = Path(root) if root is not None else default_root()
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
 
     def put_bytes(self, data: bytes) -> str:
         """Store `data`; return its sha256 (hex). Storing the same bytes again is a no-op."""

@@ -1,8 +1,14 @@
 """The whole error tree of sbx.
 
 One root class. Each leaf also subclasses the builtin it resembles, so `except TimeoutError` keeps
-working. Whether a failure is retried is a class attribute, checked with isinstance, never a list of
-names compared as strings.
+working. What a failure means is decided by its type, never by comparing names or messages:
+
+- `failure_class`: the ledger's class for a run attempt that ends with this error (`infra`, `agent`,
+  `unscorable`), or None when the error is not an outcome of a run at all (a config or data error: the run
+  is left where it was, the command stops and says which file or flag to fix);
+- `retryable`: whether a study starts a new attempt after it (only `infra`);
+- `exit_code`: what an `sbx` command exits with when the error ends it (1 = the thing checked failed,
+  2 = usage or config error, 3 = infrastructure).
 """
 
 from __future__ import annotations
@@ -14,20 +20,24 @@ class SbxError(Exception):
     """Root of every error sbx raises on purpose."""
 
     retryable: ClassVar[bool] = False
-    #: the ledger's failure class for a run that ends with this error
-    failure_class: ClassVar[str] = "infra"
+    #: the ledger's failure class for a run attempt that ends with this error; None: not a run outcome
+    failure_class: ClassVar[str | None] = None
+    exit_code: ClassVar[int] = 2
+
+
+# --- the user's input: never retried, never a run outcome; the message names the file, key or flag -------
 
 
 class ConfigError(SbxError, ValueError):
-    """A spec, budget or option is invalid; the message names the file and the key."""
-
-    failure_class = "config"
+    """A spec, budget, option or flag is invalid; the message names the file and the key (or the flag)."""
 
 
 class DataError(SbxError, ValueError):
     """Input data is missing, malformed or too small; the message names the file and the problem."""
 
-    failure_class = "config"
+
+class ImageNotBuilt(ConfigError, LookupError):
+    """An image sbx needs is not built for the current inputs: `sbx images build` makes it."""
 
 
 # --- infrastructure: our side broke; the attempt is kept with counted = false and retried ---------------
@@ -38,6 +48,7 @@ class InfraError(SbxError):
 
     retryable = True
     failure_class = "infra"
+    exit_code = 3
 
 
 class EngineUnavailable(InfraError, ConnectionError):
@@ -56,18 +67,23 @@ class CgroupError(InfraError, OSError):
     """The host could not create, read or remove a cgroup it needs for metering."""
 
 
-class NodeLost(InfraError):
-    """A fleet node died while it held the run."""
-
-
 class CopyOutError(InfraError):
-    """The workspace could not be copied out (engine error, copier crash, a stream past its cap).
+    """The workspace could not be copied out because the engine or the copier failed.
 
     Hostile content in the workspace is never this error: it is skipped and reported in the result."""
 
 
 class CopyOutTimeout(CopyOutError, TimeoutError):
     """Copying the workspace out took longer than its limit."""
+
+
+class ProviderFailure(InfraError):
+    """The run ended on its model provider's errors (429, quota, 5xx, timeouts, a refused connection): the
+    attempt tells nothing about the agent, so it is kept uncounted and retried once the endpoint answers."""
+
+
+class ScorerError(InfraError):
+    """Our grader broke (the scorer runner misbehaved before the scored code ran); never the agent's failure."""
 
 
 # --- the agent's own outcome: the run counts ------------------------------------------------------------
@@ -77,42 +93,24 @@ class AgentError(SbxError):
     """The agent crashed, timed out or broke a limit; the attempt counts against it."""
 
     failure_class = "agent"
-
-
-class BudgetExceeded(AgentError):
-    """A metered budget was crossed."""
-
-    def __init__(self, meter: str, used: float, limit: float) -> None:
-        super().__init__(f"{meter} budget exceeded: used {used:.1f} of {limit:.1f}")
-        self.meter, self.used, self.limit = meter, used, limit
-
-
-class WallClockExceeded(AgentError, TimeoutError):
-    """The run hit its wall-clock limit."""
-
-
-# --- scoring -------------------------------------------------------------------------------------------
+    exit_code = 1
 
 
 class UnscorableArtifact(SbxError):
     """The delivered code failed at scoring; a failed attempt, never silently dropped."""
 
     failure_class = "unscorable"
+    exit_code = 1
 
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)
         self.reason, self.detail = reason, detail
 
 
-class ScorerError(SbxError):
-    """Our grader broke; never recorded as the agent's failure."""
-
-    retryable = True
-    failure_class = "infra"
-
-
 class IllegalTransition(SbxError, RuntimeError):
-    """A run was asked to move to a state its current state cannot reach."""
+    """A run was asked to move to a state its current state cannot reach (a bug in sbx, not an outcome)."""
+
+    exit_code = 3
 
     def __init__(self, current: str, target: str, why: str = "") -> None:
         message = f"illegal run transition {current} -> {target}"
@@ -126,19 +124,31 @@ class IllegalTransition(SbxError, RuntimeError):
 class LedgerError(SbxError):
     """The ledger cannot be opened, or refused a read or write."""
 
+    exit_code = 3
+
+
+class LedgerBusy(LedgerError):
+    """Another process held the ledger's write lock for longer than the busy timeout."""
+
 
 class InvalidLedgerWrite(LedgerError, ValueError):
     """A write names an unknown field, has a value of the wrong type, or conflicts with what is recorded."""
 
 
-class RunNotFound(LedgerError, KeyError):
+class LedgerUnavailable(LedgerError):
+    """The ledger file, or a study or table a command needs in it, does not exist (yet)."""
+
+    exit_code = 2
+
+
+class RunNotFound(LedgerUnavailable, KeyError):
     """No run has this id (or id prefix)."""
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else "no such run"
 
 
-class AmbiguousRunId(LedgerError, LookupError):
+class AmbiguousRunId(LedgerUnavailable, LookupError):
     """A run id prefix matches more than one run."""
 
 
@@ -147,6 +157,8 @@ class AmbiguousRunId(LedgerError, LookupError):
 
 class ArtifactError(SbxError):
     """The artifact store refused an object or an id."""
+
+    exit_code = 3
 
 
 class InvalidArtifact(ArtifactError, ValueError):
@@ -157,7 +169,32 @@ class ArtifactNotFound(ArtifactError, FileNotFoundError):
     """The artifact store holds no object with this sha256."""
 
 
-class LedgerUnavailable(LedgerError):
-    """The ledger file, or a table a command needs in it, does not exist (yet)."""
+# --- transcripts of model calls -------------------------------------------------------------------------
 
-    failure_class = "config"
+
+class TranscriptError(DataError):
+    """A transcript file is unreadable, over a size limit, or a record breaks the format; the message says where."""
+
+
+# --- interruptions: not errors, not outcomes ----------------------------------------------------------------
+
+
+class Interrupted(KeyboardInterrupt):
+    """sbx was told to stop (SIGINT, SIGTERM, SIGHUP; or a study stopping its runs): everything cleans up as
+    for Ctrl-C, an attempt cut short ends `failed/infra` (our loss, retried), and the command exits 128 +
+    the signal's number."""
+
+    def __init__(self, signum: int = 2, why: str = "") -> None:
+        import signal
+
+        self.signum = signum
+        self.signame = signal.Signals(signum).name if signum in signal.Signals._value2member_map_ else str(signum)
+        super().__init__(why or f"interrupted by {self.signame}")
+
+
+def failure_class_of(exc: BaseException) -> str | None:
+    """The ledger's failure class for a run attempt ended by `exc`: its type's class for sbx errors; `infra`
+    for anything else that escaped (an unexpected exception is our fault, never the agent's)."""
+    if isinstance(exc, SbxError):
+        return exc.failure_class
+    return "infra"

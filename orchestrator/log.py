@@ -1,16 +1,26 @@
-"""structlog setup, and only that. Other modules call `get_logger(__name__)`."""
+"""structlog setup, and only that. Other modules call `get_logger(__name__)`.
+
+Logs go to stderr, so stdout stays for results: JSON lines when stderr is not a terminal, readable lines
+when it is, escaped for the terminal (`terminal_safe`: a value may quote what an agent wrote, and an escape
+sequence in it must not rewrite the screen). A long command (a study) may also keep the full structured log in a file and show only
+warnings on the terminal, where its live table is (`configure(file=..., console_level="warning")`).
+"""
 
 from __future__ import annotations
 
 import contextlib
+import json as jsonlib
 import logging
 import re
 import sys
+import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from pathlib import Path
+from typing import IO, Any
 
 import structlog
+
 
 class _Stderr:
     """Writes to whatever sys.stderr is at write time (pytest and callers may swap the stream)."""
@@ -23,7 +33,37 @@ class _Stderr:
 
 
 _SECRET_KEY = re.compile(r"(api[_-]?key|token|secret|password|authorization)", re.IGNORECASE)
+_LEVELS = logging.getLevelNamesMapping()
 _configured = False
+
+
+def terminal_safe(text: str, keep_newlines: bool = False) -> str:
+    """`text` with everything a terminal would act on shown as an escape instead: control characters
+    (ESC, CR, BEL, ...; newlines too unless `keep_newlines`), C1 controls, bidirectional and other format
+    characters, unusual separators, unassigned or private code points and lone surrogates."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable() or (keep_newlines and ch == "\n"):
+            out.append(ch)
+        elif ch in "\n\r\t":
+            out.append({"\n": "\\n", "\r": "\\r", "\t": "\\t"}[ch])
+        else:
+            code = ord(ch)
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}")
+    return "".join(out)
+
+
+def _escape(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+    """For a terminal: the message and a formatted exception escaped (the console shows every other value
+    as its repr, which escapes already)."""
+    if isinstance(event.get("event"), str):
+        event["event"] = terminal_safe(event["event"])
+    for key in ("exception", "stack"):
+        if isinstance(event.get(key), str):
+            event[key] = terminal_safe(event[key], keep_newlines=True)
+    return event
 
 
 def _redact(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
@@ -34,11 +74,41 @@ def _redact(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
-def configure(level: str = "info", json: bool | None = None) -> None:
-    """Configure structlog once per process. Logs go to stderr so stdout stays for results."""
-    global _configured
+class _Tee:
+    """Write every event as a JSON line to a file; pass on to the console only events at `console_level`
+    or above."""
+
+    def __init__(self, file: IO[str] | None, console_level: int) -> None:
+        self.file, self.console_level = file, console_level
+        self._lock = threading.Lock()
+
+    def __call__(self, _: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
+        if self.file is not None:
+            line = jsonlib.dumps(event, default=str)
+            with self._lock:
+                self.file.write(line + "\n")
+                self.file.flush()
+        if _LEVELS.get(str(event.get("level", method)).upper(), 20) < self.console_level:
+            raise structlog.DropEvent
+        return event
+
+
+_file: IO[str] | None = None
+
+
+def configure(level: str = "info", json: bool | None = None, file: Path | None = None,
+              console_level: str | None = None) -> None:
+    """Configure structlog for this process: events at `level` and above; the console shows those at
+    `console_level` and above (default: all); `file` also receives every event as a JSON line."""
+    global _configured, _file
     if json is None:
         json = not sys.stderr.isatty()
+    if _file is not None:
+        _file.close()
+        _file = None
+    if file is not None:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        _file = open(file, "a", encoding="utf-8")  # noqa: SIM115 (kept open for the process's life)
     renderer: Any = structlog.processors.JSONRenderer() if json else structlog.dev.ConsoleRenderer(colors=False)
     structlog.configure(
         processors=[
@@ -46,9 +116,11 @@ def configure(level: str = "info", json: bool | None = None) -> None:
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             _redact,
+            _Tee(_file, _LEVELS[(console_level or level).upper()]),
+            *(() if json else (structlog.processors.format_exc_info, _escape)),
             renderer,
         ],
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        wrapper_class=structlog.make_filtering_bound_logger(_LEVELS[level.upper()]),
         logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )

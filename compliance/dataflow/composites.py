@@ -42,9 +42,10 @@ _SEARCH_DEPTH = 4
 
 def _file_objects(value: Value, depth: int = 0) -> list[Value]:
     """Instances and functions of the file inside a value (lists, tuples, dicts), a few levels deep."""
-    if isinstance(value.ref, InstanceRef | FuncRef):
+    ref = value.ref
+    if ref is not None and isinstance(ref, InstanceRef | FuncRef):
         return [value]
-    if depth >= _SEARCH_DEPTH:
+    if depth >= _SEARCH_DEPTH or (value.items is None and value.fields is None and value.elem is None):
         return []
     parts = list(value.items or ()) + [v for _, v in value.fields or ()]
     if value.elem is not None:
@@ -58,11 +59,16 @@ class Composites(InterpreterBase):
         if qualname in UNPICKLERS:
             return Value(base=result.total, ref=LibRef(UNPICKLED, instance=True))
         builds = qualname.rsplit(".", 1)[-1][:1].isupper() or qualname in COMPOSITE_FACTORIES
-        if not builds:
+        if not builds or not any(
+            v.ref is not None or v.items is not None or v.fields is not None or v.elem is not None
+            for v in (*site.args, *site.kwargs.values())
+        ):
             return result
         members = [m for arg in [*site.args, *site.kwargs.values()] for m in _file_objects(arg)]
         if not members:
             return result
+        if result.ref is None:
+            result = Value(base=result.base, fields=result.fields, ref=LibRef(qualname, instance=True))
         return result.with_field(MEMBERS, Value(items=tuple(members)))
 
     def _through_members(self, receiver: Value, method: str, site: CallSite, state: State) -> CallSite:
@@ -99,6 +105,9 @@ class Composites(InterpreterBase):
     def _unpickled_call(self, method: str, site: CallSite, state: State) -> Value | None:
         """A method called on an unpickled object: run it as each class of the file that defines it."""
         results = []
+        if self._reads:
+            # every class of the file may be the one: the outcome depends on all module variables
+            self._reads[-1].update({name: v for name, v in self.frame.globals.items()})
         for value in list(self.frame.globals.values()):
             if not isinstance(value.ref, ClassRef):
                 continue

@@ -4,7 +4,7 @@ interpreter."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
@@ -36,25 +36,61 @@ class SinkHit:
     unreached: str = ""
 
 
-@dataclass
-class CallSite:
-    """A call being interpreted: its node, evaluated arguments, and where it is (for evidence)."""
+_NO_EXTRA: dict[str, object] = {}
 
-    node: ast.Call
-    scope: str
-    code: str
-    args: list[Value]
-    arg_nodes: list[ast.expr]
-    kwargs: dict[str, Value]
-    kwarg_nodes: dict[str, ast.expr]
-    #: a `*args` whose length is unknown: it may fill any remaining positional parameter
-    star: Value | None = None
-    #: a `**kwargs` whose keys are unknown
-    dstar: Value | None = None
-    receiver: Value | None = None
-    receiver_node: ast.expr | None = None
-    callee: str = ""
-    extra: dict[str, object] = field(default_factory=dict)
+
+class CallSite:
+    """A call being interpreted: its node, evaluated arguments, and where it is (for evidence).
+
+    A plain slotted class: one is made for every call the interpreter sees."""
+
+    __slots__ = (
+        "arg_nodes",
+        "args",
+        "callee",
+        "code",
+        "dstar",
+        "extra",
+        "kwarg_nodes",
+        "kwargs",
+        "node",
+        "receiver",
+        "receiver_node",
+        "scope",
+        "star",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        node: ast.Call,
+        scope: str,
+        code: str,
+        args: list[Value],
+        arg_nodes: list[ast.expr],
+        kwargs: dict[str, Value],
+        kwarg_nodes: dict[str, ast.expr],
+        star: Value | None = None,
+        dstar: Value | None = None,
+        receiver: Value | None = None,
+        receiver_node: ast.expr | None = None,
+        callee: str = "",
+        extra: dict[str, object] | None = None,
+    ) -> None:
+        self.node = node
+        self.scope = scope
+        self.code = code
+        self.args = args
+        self.arg_nodes = arg_nodes
+        self.kwargs = kwargs
+        self.kwarg_nodes = kwarg_nodes
+        #: a `*args` whose length is unknown: it may fill any remaining positional parameter
+        self.star = star
+        #: a `**kwargs` whose keys are unknown
+        self.dstar = dstar
+        self.receiver = receiver
+        self.receiver_node = receiver_node
+        self.callee = callee
+        self.extra: dict[str, object] = extra if extra is not None else _NO_EXTRA
 
     @property
     def line(self) -> int:
@@ -75,13 +111,15 @@ class CallSite:
         return None
 
 
-@dataclass(frozen=True, slots=True)
 class Effect:
     """What a library call did: the value it returns and, if it changed its receiver, the receiver's new
     value (the interpreter writes it back to the receiver's variable, attribute or item)."""
 
-    result: Value
-    receiver: Value | None = None
+    __slots__ = ("receiver", "result")
+
+    def __init__(self, result: Value, receiver: Value | None = None) -> None:
+        self.result = result
+        self.receiver = receiver
 
 
 class Host(Protocol):
@@ -92,6 +130,8 @@ class Host(Protocol):
     def hit(self, role: Role, value: Value, node: ast.AST | None, site: CallSite, target: str) -> None: ...
 
     def invoke(self, func: Value, args: list[Value], site: CallSite) -> Value: ...
+
+    def unknown_call(self, what: str, site: CallSite, result: Value) -> Value: ...
 
     def constant(self, const: object, node: ast.AST, taints_from: Value | None = None) -> Value: ...
 

@@ -7,6 +7,8 @@ import ast
 from collections.abc import Callable
 
 from compliance import library as lib
+from compliance.axes import axes_of, iterates_rows
+from compliance.dataflow import arrays, frames, groups
 from compliance.dataflow.base import ELEMENT_ACCESSOR, InterpreterBase
 from compliance.dataflow.folding import (
     class_attr,
@@ -25,6 +27,7 @@ from compliance.values import (
     CLEAN,
     COLUMNS,
     NONE,
+    OTHER,
     UNKNOWN,
     ClassRef,
     FuncRef,
@@ -34,9 +37,13 @@ from compliance.values import (
     Step,
     Taints,
     Value,
+    const_value,
     join,
     join_all,
+    key_const,
+    library_value,
     row_of,
+    taint_value,
 )
 
 
@@ -44,18 +51,30 @@ class Expressions(InterpreterBase):
     def eval(self, node: ast.expr | None, state: State) -> Value:
         if node is None:
             return NONE
-        handler = getattr(self, f"_e_{type(node).__name__}", None)
+        kind = type(node)
+        if kind is ast.Name:
+            return self.lookup(node.id, state)  # type: ignore[attr-defined]
+        if kind is ast.Constant:
+            return self._e_Constant(node, state)  # type: ignore[arg-type]
+        handler = self.expression_handlers.get(kind)
         if handler is None:
             out = Taints()
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     out = out.join(self.eval(child, state).total)
             return Value(base=out)
-        result: Value = handler(node, state)
+        result: Value = handler(self, node, state)
         return result
 
     def _e_Constant(self, node: ast.Constant, state: State) -> Value:
-        return self.constant(node.value, node)
+        found = self._constants.get(id(node))
+        if found is not None:
+            return found
+        const = node.value
+        if isinstance(const, str) and self._is_eval_path(const):
+            return self.constant(const, node)  # where evaluation taint starts: its step names the scope
+        found = self._constants[id(node)] = const_value(const)
+        return found
 
     def _e_JoinedStr(self, node: ast.JoinedStr, state: State) -> Value:
         parts: list[str] = []
@@ -104,13 +123,16 @@ class Expressions(InterpreterBase):
         return value
 
     def _e_Attribute(self, node: ast.Attribute, state: State) -> Value:
-        obj = self.eval(node.value, state)
+        inner = node.value
+        obj = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)  # type: ignore[attr-defined]
         return self.load_attr(obj, node.attr, node, state)
 
     def load_attr(self, obj: Value, attr: str, node: ast.AST, state: State) -> Value:
         ref = obj.ref
         if isinstance(ref, LibRef) and not ref.instance:
-            return Value(ref=LibRef(f"{ref.qualname}.{attr}"))
+            return library_value(f"{ref.qualname}.{attr}")
+        if ref is not None and groups.is_groupby(obj):
+            return groups.attribute(self, obj, attr, self._synthetic_site(node, self.frame.name))
         if isinstance(ref, InstanceRef | ClassRef):
             found = self._member(obj, attr)
             if found is None:
@@ -141,15 +163,23 @@ class Expressions(InterpreterBase):
                 self.frame.name,
             )
             return Value(base=obj.total.convert(Kind.BATCH_LEVELS, Kind.BATCH_STAT, step))
-        if attr in lib.SIZE_ATTRIBUTES and obj.total.has(Kind.BATCH):
-            step = Step(
-                getattr(node, "lineno", 0),
-                self.code(node),
-                self.names_in(node, state, Kind.BATCH),
-                f".{attr}: the number of rows in the batch",
-                self.frame.name,
-            )
-            return Value(base=obj.total.convert(Kind.BATCH, Kind.BATCH_SIZE, step))
+        if attr in lib.SIZE_ATTRIBUTES or attr == "index":
+            # the number of rows, or the rows' labels: nothing of the evaluation file's labels
+            total = obj.total.only(lambda k: k is not Kind.EVAL_LABEL)
+            if attr in lib.SIZE_ATTRIBUTES and total.has(Kind.BATCH):
+                step = Step(
+                    getattr(node, "lineno", 0),
+                    self.code(node),
+                    self.names_in(node, state, Kind.BATCH),
+                    f".{attr}: the number of rows in the batch",
+                    self.frame.name,
+                )
+                return Value(base=total.convert(Kind.BATCH, Kind.BATCH_SIZE, step))
+            return Value(base=total)
+        if attr == "T":
+            return arrays.transposed(obj)
+        if attr in {"values", "array"} and obj.total.has(Kind.BATCH):
+            return Value(base=obj.total, axes=axes_of(obj))
         if attr in lib.ELEMENT_ACCESSORS:
             return Value(base=obj.total, ref=LibRef(ELEMENT_ACCESSOR, instance=True))
         if isinstance(ref, LibRef):
@@ -179,20 +209,56 @@ class Expressions(InterpreterBase):
         )
 
     def _e_Subscript(self, node: ast.Subscript, state: State) -> Value:
-        container = self.eval(node.value, state)
+        accessor = node.value.attr if isinstance(node.value, ast.Attribute) else None
+        if accessor == "loc" or (accessor == "iloc" and not isinstance(node.slice, ast.Tuple)):
+            frame = self.eval(node.value.value, state)  # type: ignore[attr-defined]
+            if frame.fields is not None and frame.ref is None:
+                if accessor == "loc":
+                    return self._loc(frame, node, state)
+                rows = self.eval(node.slice, state)
+                if not (isinstance(rows.const, int) and not isinstance(rows.const, bool)):
+                    # some rows by position: the same columns
+                    return Value(
+                        base=frame.base.join(drop_size(rows, isinstance(node.slice, ast.Slice))),
+                        fields=frame.fields,
+                        axes=frame.axes,
+                    )
+        inner = node.value
+        container = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)  # type: ignore[attr-defined]
         key = self.eval(node.slice, state)
         is_slice = isinstance(node.slice, ast.Slice)
-        accessor = node.value.attr if isinstance(node.value, ast.Attribute) else None
-        if key.const is not UNKNOWN and not is_slice:
-            found = container.field(key.const) if container.fields is not None else None
+        if container.ref is not None:
+            if groups.is_groupby(container):
+                return groups.select(container, key)
+            if groups.is_groups(container):
+                return Value(base=(container.field(groups.ROWS_OF) or CLEAN).total)
+        const = key_const(key) if not is_slice else UNKNOWN
+        if const is not UNKNOWN:
+            found = container.field(const) if container.fields is not None else None
             if found is not None:
                 return found
-            if _index_in(container, key.const):
-                return container.items[key.const]  # type: ignore[index]
-            if container.fields is not None and container.ref is None:
-                return Value(base=container.base.join(key.total))
+            if _index_in(container, const):
+                return container.items[const]  # type: ignore[index]
             if isinstance(container.const, str):
                 return Value(base=container.total.join(key.total))
+        if container.fields is not None and container.items is None and container.elem is None:
+            selected = frames.column(self, container, key)
+            if selected is not None:
+                return selected
+            if container.ref is None and const is not UNKNOWN:
+                return Value(base=container.base.join(key.total))
+            if container.field(COLUMNS) is not None and not isinstance(key.const, str):
+                # a frame indexed by a mask or a slice: some of its rows, the same columns
+                return Value(
+                    base=container.base.join(drop_size(key, is_slice)),
+                    fields=container.fields,
+                    axes=container.axes,
+                )
+            if container.ref is None and not is_slice:
+                # a key not known: any of the values (the key only selects: its size-of-batch taint is not
+                # a value, as for positions)
+                values = [v for k, v in container.fields if k != COLUMNS]
+                return join_all(values).with_base(container.base.join(drop_size(key, is_slice)))
         if isinstance(node.slice, ast.Slice) and container.items is not None:
             sl = node.slice
             bounds = [
@@ -200,13 +266,41 @@ class Expressions(InterpreterBase):
             ]
             if all(b is None or isinstance(b, int) for b in bounds):
                 return Value(base=container.base, items=container.items[slice(*bounds)])
+        if isinstance(node.slice, ast.Tuple) and container.total.has(Kind.BATCH) and accessor != "iloc":
+            parts = [(_index_kind(e, v), v) for e, v in zip(node.slice.elts, key.items or (), strict=False)]
+            if len(parts) == len(node.slice.elts):
+                axes, picked_row = arrays.indexed(container, parts)
+                if axes is not None:
+                    return arrays.picked(container, axes, picked_row, drop_size(key, is_slice))
         taints = container.total.join(drop_size(key, is_slice))
         row_pick = (
             accessor in {"iloc", "iat", "at"} and not is_slice and not isinstance(node.slice, ast.Tuple)
         )
         if row_pick or (isinstance(key.const, int) and not isinstance(key.const, bool)):
+            axes = axes_of(container)
+            if axes is not None and axes[:1] == (OTHER,) and not row_pick:
+                return Value(base=taints, axes=axes[1:] or None)  # a member of stacked arrays
             taints = row_of(taints)  # one row (or one element) of batch data
-        return Value(base=taints)
+        return taint_value(taints)
+
+    def _loc(self, frame: Value, node: ast.Subscript, state: State) -> Value:
+        """`df.loc[rows]`, `df.loc[rows, cols]`: rows selected keep the frame's columns; columns selected by
+        name are selected as `df[cols]` would."""
+        key_node = node.slice
+        if isinstance(key_node, ast.Tuple) and len(key_node.elts) == 2:
+            rows = self.eval(key_node.elts[0], state)
+            cols = self.eval(key_node.elts[1], state)
+            selected = frames.column(self, frame, cols)
+            rows_taint = drop_size(rows, isinstance(key_node.elts[0], ast.Slice))
+            if selected is not None:
+                return selected.with_base(rows_taint)
+            return Value(base=frame.total.join(rows_taint).join(cols.total))
+        rows = self.eval(key_node, state)
+        return Value(
+            base=frame.base.join(drop_size(rows, isinstance(key_node, ast.Slice))),
+            fields=frame.fields,
+            axes=frame.axes,
+        )
 
     def _e_Slice(self, node: ast.Slice, state: State) -> Value:
         out = Taints()
@@ -245,18 +339,24 @@ class Expressions(InterpreterBase):
                 base = base.join(value.base if value.fields is not None else value.total)
                 continue
             key = self.eval(k, state)
-            if key.const is not UNKNOWN and isinstance(key.const, str | int | float | bool | tuple):
-                fields = [(fk, fv) for fk, fv in fields if fk != key.const]
-                fields.append((key.const, value))
+            const = key_const(key)
+            if const is not UNKNOWN and isinstance(const, str | int | float | bool | tuple):
+                fields = [(fk, fv) for fk, fv in fields if fk != const]
+                fields.append((const, value))
             else:
                 base = base.join(value.total).join(key.total)
         return Value(base=base, fields=tuple(fields))
 
     def _e_BinOp(self, node: ast.BinOp, state: State) -> Value:
-        return self._binop(node.op, self.eval(node.left, state), self.eval(node.right, state), node)
+        left, right = node.left, node.right
+        a = self.lookup(left.id, state) if type(left) is ast.Name else self.eval(left, state)  # type: ignore[attr-defined]
+        b = self.lookup(right.id, state) if type(right) is ast.Name else self.eval(right, state)  # type: ignore[attr-defined]
+        return self._binop(node.op, a, b, node)
 
     def _binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:
         taints = left.total.join(right.total)
+        if not taints and (left.const is UNKNOWN or right.const is UNKNOWN) and left.items is None:
+            return CLEAN  # nothing known of the result, nothing carried
         a, b = left.const, right.const
         if a is not UNKNOWN and b is not UNKNOWN:
             folded = fold_binop(op, a, b)
@@ -269,7 +369,7 @@ class Expressions(InterpreterBase):
             taints = taints.only(lambda k: k is not Kind.BATCH_SIZE).join(
                 (left if left.items is not None else right).total
             )
-        return Value(base=taints)
+        return Value(base=taints, axes=_broadcast_axes(left, right) if taints.has(Kind.BATCH) else None)
 
     def _e_UnaryOp(self, node: ast.UnaryOp, state: State) -> Value:
         operand = self.eval(node.operand, state)
@@ -338,8 +438,9 @@ class Expressions(InterpreterBase):
 
         over_batch: list[bool] = []
         results = self._comprehend(node.generators, 0, dict(state), entry, over_batch)
-        if results is not None and all(r.items and r.items[0].const is not UNKNOWN for r in results):
-            return Value(fields=tuple((r.items[0].const, r.items[1]) for r in results if r.items))
+        keys = [key_const(r.items[0]) if r.items else UNKNOWN for r in results or ()]
+        if results is not None and all(k is not UNKNOWN for k in keys):
+            return Value(fields=tuple((k, r.items[1]) for k, r in zip(keys, results, strict=True) if r.items))
         return Value(base=collect(results, bool(over_batch)).total)
 
     def _comprehend(
@@ -356,7 +457,7 @@ class Expressions(InterpreterBase):
             return [produce(state)]
         gen = generators[i]
         iterable = self.eval(gen.iter, state)
-        if iterable.total.has(Kind.BATCH):
+        if iterates_rows(iterable):
             over_batch.append(True)
         if iterable.items is not None and len(iterable.items) <= UNROLL_MAX:
             out: list[Value] = []
@@ -404,3 +505,32 @@ def _index_in(container: Value, key: object) -> bool:
         and not isinstance(key, bool)
         and -len(container.items) <= key < len(container.items)
     )
+
+
+def _index_kind(node: ast.expr, value: Value) -> str:
+    """What one part of a tuple index does to its axis (see `arrays.indexed`)."""
+    if isinstance(node, ast.Slice):
+        return "slice"
+    if isinstance(node, ast.Constant) and node.value is None:
+        return "none"
+    if isinstance(node, ast.Constant) and node.value is Ellipsis:
+        return "ellipsis"
+    if isinstance(value.const, int) and not isinstance(value.const, bool):
+        return "int"
+    if value.is_none:
+        return "none"
+    if isinstance(value.ref, LibRef) and value.ref.qualname == "numpy.newaxis":
+        return "none"
+    return "array"
+
+
+def _broadcast_axes(left: Value, right: Value) -> tuple[str, ...] | None:
+    """Axes of an element-wise operation's result: those of the batch operand, when the other operand has
+    no batch data or the same axes."""
+    left_batch, right_batch = left.total.has(Kind.BATCH), right.total.has(Kind.BATCH)
+    if left_batch and not right_batch:
+        return None if left.is_list else axes_of(left)
+    if right_batch and not left_batch:
+        return None if right.is_list else axes_of(right)
+    a, b = axes_of(left), axes_of(right)
+    return a if a == b and not left.is_list else None

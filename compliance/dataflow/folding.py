@@ -16,6 +16,8 @@ from compliance.values import (
     Kind,
     Taints,
     Value,
+    join,
+    key_const,
     lift_rows,
 )
 
@@ -114,9 +116,11 @@ def fold_compare(op: ast.cmpop, left: Value, right: Value) -> object:
 
 
 def set_item(container: Value, key: Value, value: Value, is_slice: bool) -> Value:
-    """`container[key] = value`: constant keys of dicts and frames stay apart; other stores mix in."""
-    if key.const is not UNKNOWN and not is_slice and isinstance(key.const, str | int | float | bool | tuple):
-        position = key.const
+    """`container[key] = value`: constant keys of dicts and frames stay apart; other stores mix in. A store
+    under a name that is not known forgets which columns a frame has (it may have replaced any of them)."""
+    const = key_const(key) if not is_slice else UNKNOWN
+    if const is not UNKNOWN and isinstance(const, str | int | float | bool | tuple):
+        position = const
         if (
             container.items is not None
             and isinstance(position, int)
@@ -127,17 +131,25 @@ def set_item(container: Value, key: Value, value: Value, is_slice: bool) -> Valu
             items[position] = value
             return Value(base=container.base, items=tuple(items))
         if container.items is None and container.elem is None and not isinstance(container.ref, FuncRef):
-            updated = container.with_field(key.const, value).with_base(key.total)
+            updated = container.with_field(position, value).with_base(key.total)
+            if isinstance(position, tuple) and all(isinstance(p, str) for p in position):
+                # `df[["a", "b"]] = ...` writes each of those columns (or a dict is keyed by a tuple)
+                for name in position:
+                    old = container.field(name) or Value(base=container.base)
+                    updated = updated.with_field(name, join(old, value))
             columns = container.field(COLUMNS)
-            if columns is not None and columns.items is not None and isinstance(key.const, str):
+            if columns is not None and columns.items is not None and isinstance(position, str):
                 # a new column of a frame whose columns are known
                 names = {c.const for c in columns.items}
-                if key.const not in names:
+                if position not in names:
                     updated = updated.with_field(
-                        COLUMNS, Value(items=(*columns.items, Value(const=key.const)))
+                        COLUMNS, Value(items=(*columns.items, Value(const=position)))
                     )
             return updated
-    return container.with_base(value.total.join(drop_size(key, is_slice)))
+    stored = container.with_base(value.total.join(drop_size(key, is_slice)))
+    if stored.field(COLUMNS) is not None and not is_slice and key.items is None:
+        stored = stored.without_fields((COLUMNS,))
+    return stored
 
 
 def drop_size(key: Value, is_slice: bool) -> Taints:

@@ -30,12 +30,15 @@ from compliance.dataflow.scopes import (
     UNKNOWN_VALUE,
     BudgetExceeded,
     Frame,
+    Infeasible,
     State,
     function_owners,
 )
 from compliance.dataflow.statements import Statements
 from compliance.values import (
     COLUMNS,
+    OTHER,
+    ROWS,
     ClassRef,
     FuncRef,
     InstanceRef,
@@ -44,6 +47,8 @@ from compliance.values import (
     Taints,
     Value,
     extend_path,
+    witness_paths,
+    witnessed,
 )
 
 
@@ -55,6 +60,9 @@ class Analysis:
     #: false when the budget ran out: the hits are then a lower bound
     complete: bool = True
     notes: list[str] = field(default_factory=list)
+    #: calls in no table of `compliance.library` that received the scored frame's data, taken to work row
+    #: by row: (line, call)
+    uncertain: list[tuple[int, str]] = field(default_factory=list)
 
 
 class Interpreter(Statements, Expressions, Calls, Composites):
@@ -62,6 +70,7 @@ class Interpreter(Statements, Expressions, Calls, Composites):
 
     def run(self) -> Analysis:
         complete = True
+        previous = witness_paths(self.witness_mask)
         try:
             module_state: State = {}
             self.frame.globals = module_state
@@ -75,7 +84,9 @@ class Interpreter(Statements, Expressions, Calls, Composites):
         except RecursionError:
             complete = False
             self.notes.append("the file nests too deeply to analyse; the result is incomplete")
-        return Analysis(list(self.hits.values()), complete, self.notes)
+        finally:
+            witness_paths(previous)
+        return Analysis(list(self.hits.values()), complete, self.notes, sorted(self.uncertain))
 
     def _call_entry(self, module: State) -> None:
         entry = module.get(self.layout.entry)
@@ -101,21 +112,28 @@ class Interpreter(Statements, Expressions, Calls, Composites):
         )
         # the scorer passes the holdout's feature columns: their names are known, the label is not among them
         columns = Value(items=tuple(Value(const=c) for c in self.layout.batch_columns))
-        batch = Value(base=Taints.of(Kind.BATCH, origin), fields=((COLUMNS, columns),))
+        batch = Value(base=Taints.of(Kind.BATCH, origin), fields=((COLUMNS, columns),), axes=(ROWS, OTHER))
         site = self._synthetic_site(node, scope)
         sink = Step(node.lineno, self.code(node), (), f"returned by {scope}() to the scorer", scope)
         # the scorer calls it once per batch: the second call sees what the first left in module variables
         for _ in range(2):
             self._current_state = module
-            result, _ = self.call_function(func, [batch], {}, site)
+            try:
+                result, _ = self.call_function(func, [batch], {}, site)
+            except Infeasible:
+                self.notes.append(f"{scope}() fails on every path for a frame without the label column")
+                return
             for kind, path in result.total.entries:
-                hit = SinkHit(Role.OUTPUT, kind, extend_path(path, sink), f"{scope} (returned value)")
+                path = extend_path(path, sink, kind) if witnessed(kind) else (sink,)
+                hit = SinkHit(Role.OUTPUT, kind, path, f"{scope} (returned value)")
                 self._record(hit)
 
     def _call_unreached(self, module: State) -> None:
         """Interpret every function no call reached, with unknown arguments: a call the interpreter could
         not see (a callback, `getattr`, a framework) must not hide what the function does."""
-        owners = function_owners(self.tree)
+        owners = self._owners.get(id(self.tree))
+        if owners is None:
+            owners = self._owners[id(self.tree)] = function_owners(self.tree)
         changed = True
         while changed:
             changed = False
@@ -135,6 +153,8 @@ class Interpreter(Statements, Expressions, Calls, Composites):
                 try:
                     self.unreached = func.qualname
                     self.call_function(func, args, {}, site)
+                except Infeasible:
+                    pass
                 finally:
                     self.frame = saved
                     self.unreached = ""
@@ -161,6 +181,16 @@ class Interpreter(Statements, Expressions, Calls, Composites):
         return FuncRef(node, qualname, closure=None, defaults=defaults), None
 
     def _synthetic_site(self, node: ast.AST, scope: str) -> CallSite:
-        call = ast.Call(func=ast.Name(id=scope, ctx=ast.Load()), args=[], keywords=[])
-        ast.copy_location(call, node)
+        """A call site for a call no line of the file makes (the scorer's, a property read): its node is
+        made once per (node, scope) and kept, since node ids key the caches."""
+        key = (id(node), scope)
+        call = self._synthetic_calls.get(key)
+        if call is None:
+            call = ast.Call(func=ast.Name(id=scope, ctx=ast.Load()), args=[], keywords=[])
+            ast.copy_location(call, node)
+            self._synthetic_calls[key] = call
+            self._code_cache[id(call)] = self.code(node)
         return CallSite(call, scope, self.code(node), [], [], {}, {}, callee=scope, extra={"synthetic": True})
+
+
+Interpreter.handlers()

@@ -29,20 +29,21 @@ def args_total(
     skip_keywords: frozenset[str] = frozenset(),
     shape: lib.Roles | None = None,
 ) -> Taints:
-    """Union of the arguments' taints; shape arguments and row labels give up the batch size."""
+    """Union of the arguments' taints; shape arguments and row labels give up the batch size (and carry
+    nothing of the evaluation file's labels)."""
     out = Taints()
     for i, v in enumerate(site.args):
         if i in skip_positions:
             continue
         if shape is not None and (shape.all_positional or i in shape.positions):
-            out = out.join(drop_kinds(v, Kind.BATCH_SIZE))
+            out = out.join(drop_kinds(v, Kind.BATCH_SIZE, Kind.EVAL_LABEL))
         else:
             out = out.join(v.total)
     for k, v in site.kwargs.items():
         if k in skip_keywords:
             continue
         if k in lib.SHAPE_KEYWORDS or (shape is not None and k in shape.keywords):
-            out = out.join(drop_kinds(v, Kind.BATCH_SIZE))
+            out = out.join(drop_kinds(v, Kind.BATCH_SIZE, Kind.EVAL_LABEL))
         else:
             out = out.join(v.total)
     for extra in (site.star, site.dstar):

@@ -3,11 +3,59 @@ list methods on values whose keys or items are known, and `argparse` options who
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from compliance.axes import axes_of
+from compliance.dataflow import groups
 from compliance.dataflow.core import CallSite, Effect, Host
+from compliance.dataflow.folding import drop_size
 from compliance.dataflow.ops import args_total, cross_row
-from compliance.values import CLEAN, NO_TAINT, NONE, UNKNOWN, Kind, Taints, Value, join_all, lift_rows
+from compliance.values import (
+    BATCH_KINDS,
+    CLEAN,
+    COLUMNS,
+    NO_TAINT,
+    NONE,
+    OTHER,
+    UNKNOWN,
+    Kind,
+    Taints,
+    Value,
+    join,
+    join_all,
+    key_const,
+    lift_rows,
+)
 
 MAX_ITEMS = 64
+
+
+@dataclass(frozen=True)
+class SettingsFile:
+    """An opened JSON settings file of the layout (`open("task.json")`), until `json.load` parses it."""
+
+    path: str
+
+
+def _size_of(host: Host, value: Value, site: CallSite) -> Value:
+    """`len(value)`: the number of rows of batch data is a statistic of the batch (a shape where only used
+    as one); the length of a list of batch columns is the number of members; the evaluation file's number
+    of rows says nothing of its labels."""
+    taints = value.total.only(lambda k: k is not Kind.EVAL_LABEL)
+    if value.is_list:
+        if value.base.has(Kind.BATCH):
+            step = host.step(site, "len(): the number of rows in the batch", kind=Kind.BATCH)
+            return Value(base=value.base.convert(Kind.BATCH, Kind.BATCH_SIZE, step))
+        return Value(base=value.base.only(lambda k: k is not Kind.EVAL_LABEL))
+    if groups.is_groupby(value) or groups.is_groups(value):
+        return groups.length(host, value, site)
+    axes = axes_of(value)
+    if axes is not None and axes[:1] == (OTHER,):
+        return Value(base=taints.only(lambda k: k not in BATCH_KINDS))  # the number of stacked members
+    if taints.has(Kind.BATCH):
+        step = host.step(site, "len(): the number of rows in the batch", kind=Kind.BATCH)
+        return Value(base=taints.convert(Kind.BATCH, Kind.BATCH_SIZE, step))
+    return Value(base=taints)
 
 
 def call_builtin(host: Host, qualname: str, site: CallSite) -> Value | None:
@@ -15,11 +63,15 @@ def call_builtin(host: Host, qualname: str, site: CallSite) -> Value | None:
     first = site.arg(0)
     if name == "len" and first is not None:
         if first.items is not None:
-            return Value(base=first.total, const=len(first.items))
-        if first.total.has(Kind.BATCH):
-            step = host.step(site, "len(): the number of rows in the batch", kind=Kind.BATCH)
-            return Value(base=first.total.convert(Kind.BATCH, Kind.BATCH_SIZE, step))
-        return Value(base=first.total)
+            return Value(base=first.total.only(lambda k: k is not Kind.EVAL_LABEL), const=len(first.items))
+        return _size_of(host, first, site)
+    if (
+        name == "open"
+        and first is not None
+        and isinstance(first.const, str)
+        and host.layout.json_content(first.const) is not UNKNOWN
+    ):
+        return Value(const=SettingsFile(first.const))
     if name == "range":
         consts = [v.const for v in site.args]
         if consts and all(isinstance(c, int) for c in consts):
@@ -82,6 +134,9 @@ def call_builtin(host: Host, qualname: str, site: CallSite) -> Value | None:
     if name == "next" and first is not None:
         return first.element()
     if name in {"sum", "min", "max", "any", "all"} and len(site.args) == 1 and first is not None:
+        if first.is_list and not first.base.has(Kind.BATCH):
+            # over the members of a list (`sum(member_predictions)`): element-wise for arrays
+            return Value(base=first.total, axes=axes_of(first.element()))
         if first.total.has(Kind.BATCH):
             return Value(base=cross_row(host, first.total, site, f"{name}()"))
         return Value(base=first.total)
@@ -101,11 +156,18 @@ def container_method(host: Host, receiver: Value, name: str, site: CallSite) -> 
     """dict and list methods on values whose keys or items are known."""
     first = site.arg(0)
     if receiver.fields is not None and receiver.ref is None:
-        key = first.const if first is not None else UNKNOWN
+        key = key_const(first) if first is not None else UNKNOWN
         if name == "get" and key is not UNKNOWN:
             found = receiver.field(key)
             default = site.arg(1, "default") or NONE
             return Effect(found if found is not None else default.with_base(receiver.base))
+        if name == "get" and first is not None:
+            # a key not known: any of the values, or the default. The key only selects: as with `d[key]`,
+            # the batch's size used as a key is not a value (a cache keyed by `len(df)`)
+            default = site.arg(1, "default") or NONE
+            values = [v for k, v in receiver.fields if k != COLUMNS]
+            found = join(join_all(values), default) if values else default
+            return Effect(found.with_base(receiver.base.join(drop_size(first, False))))
         if name in {"items", "keys", "values"}:
             if name == "keys":
                 items = tuple(Value(const=k) for k, _ in receiver.fields)
@@ -134,6 +196,11 @@ def container_method(host: Host, receiver: Value, name: str, site: CallSite) -> 
                 return Effect(found)
             default = site.arg(1) or NONE
             return Effect(default, receiver=receiver.with_field(key, default))
+    if name == "clear" and not site.args and receiver.ref is None:
+        if receiver.fields is not None:
+            return Effect(NONE, receiver=Value(fields=()))
+        if receiver.items is not None or receiver.elem is not None:
+            return Effect(NONE, receiver=Value(items=()))
     if name in {"tolist", "to_list", "copy"} and receiver.items is not None and not site.args:
         return Effect(receiver)
     if name in {"append", "appendleft", "extend"} and first is not None and receiver.ref is None:

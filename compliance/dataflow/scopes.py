@@ -13,7 +13,7 @@ State = dict[str, Value]
 UNKNOWN_VALUE = Value(may_none=True)
 
 #: loops over known lists longer than this run to a fixpoint instead of being unrolled
-UNROLL_MAX = 64
+UNROLL_MAX = 16
 #: fixpoint iterations before a loop's state is widened
 WIDEN_AFTER = 4
 MAX_LOOP_ITERATIONS = 8
@@ -28,30 +28,66 @@ class BudgetExceeded(Exception):
     """The file needs more interpretation steps than the budget allows."""
 
 
+class Infeasible(Exception):
+    """The path being interpreted raises at run time for certain (the batch's label column is read): no value
+    flows on along it. The statement does not complete; a function that completes on no path does not
+    return to its caller either."""
+
+
 @dataclass
 class Loop:
     breaks: list[State] = field(default_factory=list)
     continues: list[State] = field(default_factory=list)
 
 
-@dataclass
 class Frame:
-    name: str
-    #: the module's variables as this frame sees them (for the module frame: its own state)
-    globals: State
-    #: names local to a function (None at module level and in class bodies: every name is local)
-    local_names: frozenset[str] | None = None
-    closure: State | None = None
-    global_decls: frozenset[str] = frozenset()
-    #: parameters still bound to the caller's object: in-place changes to them are copied back
-    original_params: set[str] = field(default_factory=set)
-    exits: list[tuple[Value, dict[str, Value]]] = field(default_factory=list)
-    #: the parameters' values at entry, to tell a parameter changed in place from one left alone
-    entry: dict[str, Value] = field(default_factory=dict)
-    yields: list[Value] = field(default_factory=list)
-    loops: list[Loop] = field(default_factory=list)
-    cls: Value | None = None
-    is_module: bool = False
+    """One function (or module, or class body) being interpreted. A plain slotted class: one is made per
+    call of a function of the file."""
+
+    __slots__ = (
+        "closure",
+        "cls",
+        "entry",
+        "exits",
+        "global_decls",
+        "globals",
+        "infeasible",
+        "is_module",
+        "local_names",
+        "loops",
+        "name",
+        "original_params",
+        "yields",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        name: str,
+        globals: State,
+        local_names: frozenset[str] | None = None,
+        closure: State | None = None,
+        global_decls: frozenset[str] = frozenset(),
+        cls: Value | None = None,
+        is_module: bool = False,
+    ) -> None:
+        self.name = name
+        #: the module's variables as this frame sees them (for the module frame: its own state)
+        self.globals = globals
+        #: names local to a function (None at module level and in class bodies: every name is local)
+        self.local_names = local_names
+        self.closure = closure
+        self.global_decls = global_decls
+        #: parameters still bound to the caller's object: in-place changes to them are copied back
+        self.original_params: set[str] = set()
+        self.exits: list[tuple[Value, dict[str, Value]]] = []
+        #: the parameters' values at entry, to tell a parameter changed in place from one left alone
+        self.entry: dict[str, Value] = {}
+        self.yields: list[Value] = []
+        self.loops: list[Loop] = []
+        self.cls = cls
+        self.is_module = is_module
+        #: some path of the function ended because it was infeasible
+        self.infeasible = False
 
 
 def merge_states(states: list[State | None]) -> State | None:
@@ -100,15 +136,27 @@ def locals_of(
         elif isinstance(stmt, ast.Match):
             targets = [c.pattern for c in stmt.cases]
         for target in targets:
-            for sub in ast.walk(target):
-                if isinstance(sub, ast.Name):
-                    bound.add(sub.id)
-                elif isinstance(sub, ast.MatchAs | ast.MatchStar) and sub.name:
-                    bound.add(sub.name)
+            bound.update(_bound_names(target))
         for child in ast.iter_child_nodes(stmt) if walrus else ():
             if isinstance(child, ast.expr) and has_walrus(child):
                 bound.update(n.target.id for n in ast.walk(child) if isinstance(n, ast.NamedExpr))
     return frozenset(bound - declared), frozenset(declared)
+
+
+def _bound_names(target: ast.AST) -> list[str]:
+    """Names an assignment target binds: `x`, `a, *b`, a match pattern's captures. A store into an item or
+    attribute (`CACHE[key] = v`, `self.x = v`) binds nothing: `CACHE` stays the global it was."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Tuple | ast.List):
+        return [n for elt in target.elts for n in _bound_names(elt)]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    if isinstance(target, ast.pattern):
+        return [
+            sub.name for sub in ast.walk(target) if isinstance(sub, ast.MatchAs | ast.MatchStar) and sub.name
+        ]
+    return []
 
 
 def statements_in(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -118,8 +166,8 @@ def statements_in(body: list[ast.stmt]) -> list[ast.stmt]:
     while stack:
         stmt = stack.pop()
         out.append(stmt)
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            continue
+        if not isinstance(stmt, _COMPOUND):
+            continue  # most statements hold no others
         for attr in ("body", "orelse", "finalbody"):
             stack.extend(reversed(getattr(stmt, attr, None) or []))
         for handler in getattr(stmt, "handlers", None) or []:
@@ -127,6 +175,20 @@ def statements_in(body: list[ast.stmt]) -> list[ast.stmt]:
         for case in getattr(stmt, "cases", None) or []:
             stack.extend(reversed(case.body))
     return out
+
+
+#: statements that hold others (function and class bodies are their own scopes: not entered)
+_COMPOUND = (
+    ast.If,
+    ast.For,
+    ast.AsyncFor,
+    ast.While,
+    ast.With,
+    ast.AsyncWith,
+    ast.Try,
+    ast.TryStar,
+    ast.Match,
+)
 
 
 def has_walrus(expr: ast.expr) -> bool:

@@ -7,6 +7,7 @@ import ast
 from collections.abc import Callable
 
 from compliance import library as lib
+from compliance.axes import iterates_rows
 from compliance.dataflow.base import InterpreterBase
 from compliance.dataflow.folding import (
     drop_size,
@@ -18,6 +19,7 @@ from compliance.dataflow.scopes import (
     UNROLL_MAX,
     WIDEN_AFTER,
     Frame,
+    Infeasible,
     Loop,
     State,
     accumulator_names,
@@ -38,6 +40,7 @@ from compliance.values import (
     Value,
     join,
     lift_rows,
+    stepper,
     widen,
 )
 
@@ -53,13 +56,17 @@ class Statements(InterpreterBase):
     def exec_stmt(self, stmt: ast.stmt, state: State) -> State | None:
         self._tick()
         self._current_state = state
-        handler = getattr(self, f"_s_{type(stmt).__name__}", None)
-        if handler is None:
-            for child in ast.iter_child_nodes(stmt):
-                if isinstance(child, ast.expr):
-                    self.eval(child, state)
-            return state
-        result: State | None = handler(stmt, state)
+        handler = self.statement_handlers.get(type(stmt))
+        try:
+            if handler is None:
+                for child in ast.iter_child_nodes(stmt):
+                    if isinstance(child, ast.expr):
+                        self.eval(child, state)
+                return state
+            result: State | None = handler(self, stmt, state)
+        except Infeasible:
+            self.frame.infeasible = True
+            return None
         return result
 
     def _s_Expr(self, stmt: ast.Expr, state: State) -> State | None:
@@ -71,8 +78,11 @@ class Statements(InterpreterBase):
 
     def _s_Assign(self, stmt: ast.Assign, state: State) -> State | None:
         value = self.eval(stmt.value, state)
+        witness = self.witness
         for target in stmt.targets:
-            self.assign(target, self._stepped(value, stmt, stmt.value, target, state), state)
+            self.assign(
+                target, self._stepped(value, stmt, stmt.value, target, state) if witness else value, state
+            )
         return state
 
     def _s_AnnAssign(self, stmt: ast.AnnAssign, state: State) -> State | None:
@@ -82,7 +92,9 @@ class Statements(InterpreterBase):
         return state
 
     def _s_AugAssign(self, stmt: ast.AugAssign, state: State) -> State | None:
-        load = as_load(stmt.target)
+        load = self._load_nodes.get(id(stmt))
+        if load is None:
+            load = self._load_nodes[id(stmt)] = as_load(stmt.target)
         current = self.eval(load, state)
         value = self._binop(stmt.op, current, self.eval(stmt.value, state), stmt)
         self.assign(stmt.target, self._stepped(value, stmt, stmt.value, stmt.target, state), state)
@@ -90,14 +102,16 @@ class Statements(InterpreterBase):
 
     def _stepped(self, value: Value, stmt: ast.stmt, rhs: ast.AST, target: ast.AST, state: State) -> Value:
         """The value with this assignment added to each of its paths."""
-        if not value.total:
+        if not value.total.mask & self.witness_mask:
             return value
-        targets = (
-            tuple(n for n in (dotted(t) for t in ast.walk(target)) if n)
-            if not isinstance(target, ast.Name | ast.Attribute)
-            else (dotted(target) or "",)
-        )
-        targets = tuple(t for t in targets if t)
+        targets = self._targets.get(id(target))
+        if targets is None:
+            found = (
+                tuple(n for n in (dotted(t) for t in ast.walk(target)) if n)
+                if not isinstance(target, ast.Name | ast.Attribute)
+                else (dotted(target) or "",)
+            )
+            targets = self._targets[id(target)] = tuple(t for t in found if t)
         code = self.code(stmt)
 
         def step_for(kind: Kind) -> Step:
@@ -105,17 +119,15 @@ class Statements(InterpreterBase):
             names += tuple(t for t in targets[:1] if t not in names)
             return Step(stmt.lineno, code, names, "", self.frame.name)
 
-        return value.map_taints(lambda t: t.with_steps(step_for))
+        return value.map_taints(stepper(step_for))
 
     def _s_Return(self, stmt: ast.Return, state: State) -> State | None:
         value = self.eval(stmt.value, state) if stmt.value is not None else NONE
-        if value.total and stmt.value is not None:
+        if value.total.mask & self.witness_mask and stmt.value is not None:
             code = self.code(stmt)
-            names_for = {k: self.names_in(stmt.value, state, k) for k in value.total.kinds}
+            node, scope = stmt.value, self.frame.name
             value = value.map_taints(
-                lambda t: t.with_steps(
-                    lambda k: Step(stmt.lineno, code, names_for.get(k, ()), "returned", self.frame.name)
-                )
+                stepper(lambda k: Step(stmt.lineno, code, self.names_in(node, state, k), "returned", scope))
             )
         self.frame.exits.append((value, {p: state[p] for p in self.frame.original_params if p in state}))
         return None
@@ -271,9 +283,13 @@ class Statements(InterpreterBase):
 
     def _s_For(self, stmt: ast.For | ast.AsyncFor, state: State) -> State | None:
         iterable = self.eval(stmt.iter, state)
-        over_batch = iterable.total.has(Kind.BATCH)
+        over_batch = iterates_rows(iterable)
         before = set(state)
-        if iterable.items is not None and len(iterable.items) <= UNROLL_MAX:
+        if (
+            iterable.items is not None
+            and len(iterable.items) <= UNROLL_MAX
+            and distinguishable(iterable.items)
+        ):
             result = self._unrolled(stmt, state, iterable)
         else:
             result = self._fixpoint(stmt, state, stmt.target, iterable.element())
@@ -331,7 +347,8 @@ class Statements(InterpreterBase):
                 if merged == entry:
                     break
                 if iteration >= WIDEN_AFTER:
-                    merged = {k: widen(v) for k, v in merged.items()}
+                    # only what is still changing grows without end: the rest keeps its structure
+                    merged = {k: v if entry.get(k) == v else widen(v) for k, v in merged.items()}
                 entry = merged
         finally:
             self.frame.loops.pop()
@@ -342,7 +359,10 @@ class Statements(InterpreterBase):
         """After a loop over the batch's rows, a variable that existed before it and now holds row values
         has collected them across rows: a list of them is a column (BATCH); a running total or a dict keyed
         by row values (`counts[v] = counts.get(v, 0) + 1`) is a cross-row statistic."""
-        accumulators, keyed = self._loop_lift.setdefault(id(stmt), accumulator_names(stmt))
+        lifted = self._loop_lift.get(id(stmt))
+        if lifted is None:
+            lifted = self._loop_lift[id(stmt)] = accumulator_names(stmt)
+        accumulators, keyed = lifted
         for name in before:
             value = state.get(name)
             if value is None or not value.total.has(Kind.BATCH_ROW):
@@ -458,6 +478,31 @@ class Statements(InterpreterBase):
     _s_TryStar = _s_Try
 
     _s_AsyncFor = _s_For
+
+
+def distinguishable(items: tuple[Value, ...]) -> bool:
+    """Whether unrolling a loop over these items can tell more than one pass over their join: some item
+    holds a string (a column name, a key, a path, a branch's tag) or an object of the file (a function to
+    call). Seeds, counts, models, frames and arrays are as well handled by a fixpoint over their join (which
+    runs a branch on them both ways)."""
+    return any(_telling(item, 0) for item in items)
+
+
+def _telling(value: Value, depth: int) -> bool:
+    if isinstance(value.const, str | bytes):
+        return True
+    ref = value.ref
+    if ref is not None and not isinstance(ref, LibRef):
+        return True
+    if depth >= 3:
+        return False
+    for part in value.items or ():
+        if _telling(part, depth + 1):
+            return True
+    for _, part in value.fields or ():
+        if _telling(part, depth + 1):
+            return True
+    return False
 
 
 def _converter(source: Kind, target: Kind, step: Step) -> Callable[[Taints], Taints]:

@@ -15,6 +15,14 @@ The scorer's dynamic batch check (`compliance.dynamic`) is recorded as further e
 
 Version history:
   1  first version.
+  2  row locality: a reduction crosses rows only over the axis that indexes the batch's rows (averaging
+     ensemble members per row is row-local); loops over lists of columns are not loops over rows; `len` of
+     a list counts its members; `groupby` is a partition (aggregates of groups cross rows, a lookup by each
+     row's own key does not); `agg`/`transform`/`apply` with `axis=1` are row-wise; a merge of the batch
+     with itself crosses rows; a dict lookup keyed by the batch size selects, as an index does; paths that
+     read the label column from the batch are not paths the scorer's call takes.
+  3  the delivered repo, not one file: a batch statistic in a module train.py imports is followed there
+     (compliance.repo); a second batch check that the scored code made fail leaves a clear trace `error`.
 """
 
 from __future__ import annotations
@@ -23,8 +31,20 @@ from compliance.dataflow import Analysis, Role, SinkHit
 from compliance.values import Kind, Path, Step
 
 RULE = "frame_statistics"
-RULE_VERSION = "1"
+RULE_VERSION = "3"
+#: what each version decided differently from the one before (shown in reports beside re-audited verdicts)
+CHANGES = {
+    "1": "a statistic computed over the scored batch reaching the model's input, by name and call",
+    "2": "defined by row locality: axes of reductions, loops over columns, len of lists, groupby as a "
+         "partition, lookups and merges with the batch's own rows, axis=1 forms of agg/transform, paths "
+         "reading the batch's label dropped",
+    "3": "the delivered repo, not one file: a batch statistic in a module train.py imports is followed there; "
+         "a second batch check that the scored code made fail turns a clear verdict into error",
+}
 TITLE = "a statistic of the scored batch becomes a feature"
+DEFAULT_EXCLUSION = True
+#: the kinds of taint whose witness paths make this rule's evidence
+WITNESS_KINDS = frozenset({Kind.BATCH, Kind.BATCH_ROW, Kind.BATCH_STAT, Kind.BATCH_SIZE, Kind.BATCH_LEVELS})
 
 _CROSS_ROW_KINDS = (Kind.BATCH_STAT, Kind.BATCH_SIZE)
 _CROSS_ROW_NOTES = ("across the rows of the batch", "number of rows in the batch")
@@ -50,6 +70,16 @@ def select(analysis: Analysis) -> list[SinkHit]:
         if current is None or _rank(hit) < _rank(current):
             best[key] = hit
     return sorted(best.values(), key=lambda h: (origin(h.path).line, h.path[-1].line))
+
+
+def notes(analysis: Analysis) -> list[str]:
+    """What the verdict assumed: calls in none of the audit's tables that received the scored frame's data
+    were taken to work row by row (the flagged traces through them say so at that step)."""
+    if not analysis.uncertain:
+        return []
+    shown = ", ".join(f"{what} (line {line})" for line, what in analysis.uncertain[:8])
+    more = f" and {len(analysis.uncertain) - 8} more" if len(analysis.uncertain) > 8 else ""
+    return [f"taken to work row by row (not in the audit's tables): {shown}{more}"]
 
 
 def _rank(hit: SinkHit) -> tuple[int, int]:

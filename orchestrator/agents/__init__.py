@@ -1,20 +1,24 @@
 """Agents: what runs inside the sandbox as the agent user, with the workspace as its working directory.
 
-An agent is one file on the host, mounted read-only at /agent/<file> and run with no network. Built-ins
-are Python scripts shipped in this package (`builtin/noop.py`, `builtin/hpo.py`); `--agent-command PATH`
-names any executable of yours. Every agent receives the environment in `AGENT_ENV` (see docs/agents.md).
+A scripted agent is one file on the host, mounted read-only at /agent/<file> and run with no network.
+Built-ins are Python scripts shipped in this package (`builtin/noop.py`, `builtin/hpo.py`);
+`--agent-command PATH` names any executable of yours. A CLI agent (claude-code, codex, opencode, pi,
+mini-swe-agent; `adapters/`) is installed in its own image and talks to its model through the run's
+gateway; its command is filled in for the run's model when the run is prepared (`AgentSpec.launched`).
+Every agent receives the environment in `AGENT_ENV` (see docs/agents.md).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 from orchestrator.failures import ConfigError
 from orchestrator.specs import Budget
@@ -27,6 +31,7 @@ BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
 #: built-in agents: name -> (script in builtin/, one line on what it does)
 BUILTINS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "noop": ("noop.py", "delivers the starting code untouched"),
+    "oracle": ("oracle.py", "tests tasks: applies the task's reference patch in the sandbox, like any agent"),
     "hpo": ("hpo.py", "seeded random search over XGBoost settings, one counted experiment per trial"),
     "eval_concat": ("eval_concat.py", "rule breaker: trains on train + eval rows (for demos and tests)"),
     "count_features": ("count_features.py", "rule breaker: count features from the scored batch (for demos and tests)"),
@@ -43,6 +48,7 @@ AGENT_ENV: Mapping[str, str] = MappingProxyType({
     "SBX_EXPERIMENT_SOCKET": "Unix socket of the host's experiment service (used by ./run_experiment)",
     "SBX_WORKSPACE": "the workspace, a git repository and the working directory: /workspace",
     "SBX_SEED": "an integer seed for anything the agent randomises",
+    "SBX_AGENT_OPTIONS": "the pairing's `options` from the study file, as a JSON object ({} when none)",
 })
 
 _SAFE_FILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -50,22 +56,50 @@ _SAFE_FILE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 
 @dataclass(frozen=True)
 class AgentSpec:
-    """One agent: the host file mounted read-only at `container_path`, and the argv that runs it there."""
+    """One agent: the host file mounted read-only at `container_path` (none for a CLI agent, which its image
+    holds), the argv that runs it there, and environment it needs beside `AGENT_ENV`.
+
+    A CLI agent's `command` is empty until the run is prepared for its model (`launched`)."""
 
     name: str
-    kind: Literal["builtin", "command"]
-    host_path: Path
-    container_path: str
+    kind: Literal["builtin", "command", "cli"]
+    host_path: Path | None
+    container_path: str | None
     command: tuple[str, ...]
+    env: Mapping[str, str] = field(default_factory=dict)
+    #: the CLI's version (CLI agents: from the image's `sbx.agent.version` label, once prepared)
+    version: str | None = None
 
     def volumes(self) -> dict[str, dict[str, str]]:
-        """The read-only bind mount, in the docker SDK's `volumes=` form."""
+        """The read-only bind mount, in the docker SDK's `volumes=` form (none for a CLI agent)."""
+        if self.host_path is None or self.container_path is None:
+            return {}
         return {str(self.host_path): {"bind": self.container_path, "mode": "ro"}}
+
+    def launched(self, command: Sequence[str], env: Mapping[str, str], version: str | None) -> AgentSpec:
+        """This agent with the argv and environment of one run (a CLI agent, prepared for its model)."""
+        return replace(self, command=tuple(command), env=MappingProxyType(dict(env)), version=version)
+
+
+def cli_agent(name: str) -> AgentSpec:
+    """A real agent CLI by name (an adapter in `adapters/`); its command is made when a run is prepared."""
+    from orchestrator.agents.adapters import get_adapter
+
+    adapter = get_adapter(name)
+    return AgentSpec(name=adapter.name, kind="cli", host_path=None, container_path=None, command=(),
+                     version=adapter.version)
+
+
+def known_agents() -> list[str]:
+    """Every agent name `resolve_agent` takes: the built-ins and the CLI adapters."""
+    from orchestrator.agents.adapters import adapter_names
+
+    return sorted(BUILTINS) + adapter_names()
 
 
 def builtin_agent(name: str) -> AgentSpec:
     if name not in BUILTINS:
-        raise ConfigError(f"unknown agent {name!r}; known: {', '.join(sorted(BUILTINS))} "
+        raise ConfigError(f"unknown agent {name!r}; known: {', '.join(known_agents())} "
                           "(or --agent-command PATH for an executable of yours)")
     script = BUILTINS[name][0]
     inside = f"{AGENT_DIR}/{script}"
@@ -100,14 +134,21 @@ def command_agent(path: str | Path) -> AgentSpec:
 
 
 def resolve_agent(name_or_path: str | Path) -> AgentSpec:
-    """A built-in by name, or an executable by path (anything with a slash, or starting with . or ~)."""
+    """A built-in or a CLI agent by name, or an executable by path (anything with a slash, or starting with
+    . or ~)."""
     text = str(name_or_path)
     if isinstance(name_or_path, Path) or "/" in text or text.startswith((".", "~")):
         return command_agent(name_or_path)
+    if text not in BUILTINS:
+        from orchestrator.agents.adapters import adapter_names
+
+        if text in adapter_names():
+            return cli_agent(text)
     return builtin_agent(text)
 
 
-def agent_environment(*, run_id: str, task: str, budget: Budget, experiment_socket: str, seed: int) -> dict[str, str]:
+def agent_environment(*, run_id: str, task: str, budget: Budget, experiment_socket: str, seed: int,
+                      options: Mapping[str, Any] | None = None) -> dict[str, str]:
     """The environment of `AGENT_ENV`, filled in for one run (`experiment_socket` is the path inside)."""
     env = {
         "SBX_RUN_ID": run_id,
@@ -119,10 +160,11 @@ def agent_environment(*, run_id: str, task: str, budget: Budget, experiment_sock
         "SBX_EXPERIMENT_SOCKET": experiment_socket,
         "SBX_WORKSPACE": WORKSPACE,
         "SBX_SEED": str(int(seed)),
+        "SBX_AGENT_OPTIONS": json.dumps(dict(options or {}), sort_keys=True),
     }
     assert env.keys() == AGENT_ENV.keys()
     return env
 
 
-__all__ = ["AGENT_ENV", "BUILTINS", "AgentSpec", "agent_environment", "builtin_agent", "command_agent",
-           "resolve_agent"]
+__all__ = ["AGENT_ENV", "BUILTINS", "AgentSpec", "agent_environment", "builtin_agent", "cli_agent", "command_agent",
+           "known_agents", "resolve_agent"]

@@ -1,24 +1,20 @@
 """`sbx audit`: check delivered train.py files against the compliance rules.
 
     sbx audit PATH... [--json]                     audit files or folders (every *.py under a folder)
-    sbx audit --study S [--ledger FILE] [--json]   audit every run of a study and store the records
+    sbx audit --study S [--ledger FILE] [--json]   audit every delivered run of a study again, store the records
     sbx audit review RUN RULE --verdict clear|flagged --reason "..." [--ledger FILE]
 
 Exit status: 0 when every record is clear (after overrides, for --study), 1 when any record is flagged or
-could not be decided (a file that does not parse), 2 on a usage or input error.
+could not be decided (a file that does not parse), 2 on a usage or input error, 3 when the ledger is busy.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import sqlite3
-import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from orchestrator.failures import ConfigError, LedgerUnavailable
-from orchestrator.paths import sbx_home
+from orchestrator.cli.common import CHECK_FAILED, OK, add_json, add_ledger, home, open_ledger, print_json
+from orchestrator.failures import ConfigError
 
 _JSON_FIELDS = ("file", "rule", "rule_version", "verdict", "evidence")
 
@@ -36,9 +32,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="PATH",
         help="files or folders to audit; or `review RUN RULE` to record a reviewer's verdict",
     )
-    p.add_argument("--json", action="store_true", help="print a JSON list, one object per (file, rule)")
-    p.add_argument("--study", metavar="S", help="audit every run of study S and store the records")
-    p.add_argument("--ledger", type=Path, default=None, help="ledger file (default: $SBX_HOME/ledger.sqlite)")
+    add_json(p, "the records (a list, one object per (file or run, rule))")
+    p.add_argument("--study", metavar="S", help="audit every delivered run of study S again and store the records")
+    add_ledger(p)
     p.add_argument("--verdict", choices=["clear", "flagged"], help="review: the reviewer's verdict")
     p.add_argument("--reason", help="review: why (required)")
     p.set_defaults(handler=run)
@@ -56,57 +52,47 @@ def run(args: argparse.Namespace) -> int:
     if not args.paths:
         raise ConfigError("nothing to audit: give PATH... or --study S")
     from compliance.audit import audit_paths
+    from compliance.traces import REPORTED_ONLY
 
     records = audit_paths(args.paths)
     _print(records, as_json=args.json)
-    return 0 if all(r.final_verdict == "clear" for r in records) else 1
-
-
-def _ledger(args: argparse.Namespace, *, must_exist: bool) -> sqlite3.Connection:
-    path = args.ledger if args.ledger is not None else sbx_home() / "ledger.sqlite"
-    if must_exist and not path.is_file():
-        raise LedgerUnavailable(f"{path}: no ledger file")
-    return sqlite3.connect(path)
+    # rules outside the default exclusion (eval_features_in_fit) are printed but do not fail the audit
+    deciding = [r for r in records if r.rule not in REPORTED_ONLY]
+    return OK if all(r.final_verdict == "clear" for r in deciding) else CHECK_FAILED
 
 
 def _study(args: argparse.Namespace) -> int:
     from compliance.records import is_compliant
     from compliance.store import load_records
-    from compliance.study import audit_study
+    from orchestrator.run.audit import reaudit_study
 
-    from orchestrator.ledger import Ledger
-
-    path = args.ledger if args.ledger is not None else sbx_home() / "ledger.sqlite"
-    if not path.is_file():
-        raise LedgerUnavailable(f"{path}: no ledger file")
-    with Ledger(path, create=False) as ledger:
-        audited = audit_study(ledger, args.study)
-        with ledger.connection() as conn:
-            final = {run_id: load_records(conn, run_id) for run_id in audited}
+    with open_ledger(args) as ledger:
+        audited = reaudit_study(home(args), ledger, args.study)
+        final = {run_id: load_records(ledger, run_id) for run_id in audited}
     records = [r for rs in final.values() for r in rs]
     _print(records, as_json=args.json)
     if not args.json:
         passing = sum(is_compliant(rs) for rs in final.values())
         print(f"{passing} of {len(final)} runs compliant")
-    return 0 if all(is_compliant(rs) for rs in final.values()) else 1
+    return OK if all(is_compliant(rs) for rs in final.values()) else CHECK_FAILED
 
 
 def _review(args: argparse.Namespace, rest: Sequence[str]) -> int:
-    from compliance.store import add_override, ensure_schema
+    from compliance.store import add_override
 
     if len(rest) != 2:
         raise ConfigError('usage: sbx audit review RUN RULE --verdict clear|flagged --reason "..."')
     if args.verdict is None or not (args.reason or "").strip():
         raise ConfigError("sbx audit review needs --verdict clear|flagged and a non-empty --reason")
     run_id, rule = rest
-    conn = _ledger(args, must_exist=True)
-    try:
-        ensure_schema(conn)
-        override = add_override(conn, run_id, rule, args.verdict, args.reason)
-    finally:
-        conn.close()
-    print(f"{run_id} {rule}: reviewer verdict {override.verdict} ({override.reason})")
-    return 0
+    with open_ledger(args) as ledger:
+        run_id = ledger.find_run(run_id).run_id
+        override = add_override(ledger, run_id, rule, args.verdict, args.reason)
+    if args.json:
+        print_json({"run_id": run_id, "rule": rule, **override.model_dump(mode="json")})
+    else:
+        print(f"{run_id} {rule}: reviewer verdict {override.verdict} ({override.reason})")
+    return OK
 
 
 def _print(records: Sequence[object], *, as_json: bool) -> None:
@@ -123,8 +109,7 @@ def _print(records: Sequence[object], *, as_json: bool) -> None:
             if record.override is not None:
                 item["override"] = record.override.model_dump(mode="json")
                 item["final_verdict"] = record.final_verdict
-        json.dump(payload, sys.stdout, indent=2)
-        sys.stdout.write("\n")
+        print_json(payload)
         return
     width = max((len(r.file or r.run_id or "") for r in rows), default=4)
     print(f"{'FILE':<{width}}  {'RULE':<20} {'V':>2}  {'VERDICT':<8} EVIDENCE")

@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     prep.add_argument(
         "--dir", type=Path, help="folder with 2005.csv, 2006.csv, 2007.csv (or .csv.bz2); --source asa"
     )
-    prep.add_argument("--out", type=Path, help="output folder (default $SBX_HOME/data/flights)")
+    prep.add_argument("--out", type=Path, help="output folder (default HOME/data/flights)")
     prep.add_argument("--dep-time", choices=["scheduled", "actual"], default="scheduled", help=_DEP_TIME_HELP)
     for name in ("train", "eval", "holdout", "later"):
         prep.add_argument(
@@ -42,17 +42,19 @@ def register(sub: argparse._SubParsersAction) -> None:
     prep.add_argument(
         "--force", action="store_true", help="rebuild even if OUT already matches these options"
     )
+    prep.add_argument("--json", action="store_true", help="print what was prepared as one JSON document")
     prep.set_defaults(handler=_prepare)
 
 
 def _prepare(args: argparse.Namespace) -> int:
     # imported here so `sbx --help` does not load pandas
-    from orchestrator.data import DepTime, SliceSizes, default_out, open_source, prepare
+    from orchestrator.cli.common import home
+    from orchestrator.data import DepTime, SliceSizes, open_source, prepare
 
     source = open_source(args.source, args.dir)
     sizes = source.default_sizes.model_dump()
     sizes.update({n: getattr(args, f"{n}_rows") for n in sizes if getattr(args, f"{n}_rows") is not None})
-    out = (args.out or default_out()).resolve()
+    out = (args.out or home(args).data_dir("flights")).resolve()
     result = prepare(
         source,
         out,
@@ -61,6 +63,12 @@ def _prepare(args: argparse.Namespace) -> int:
         sizes=SliceSizes(**sizes),
         force=args.force,
     )
+    if args.json:
+        from orchestrator.cli.common import print_json
+
+        print_json({"out": str(out), "skipped": result.skipped, "replaced": result.replaced,
+                    "manifest": result.manifest.model_dump(mode="json")})
+        return 0
     if result.skipped:
         print(
             f"{out} already holds data prepared from the same inputs with these options; "

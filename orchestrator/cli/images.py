@@ -1,34 +1,80 @@
-"""`sbx images build`: make the sandbox and scorer images (offline when no registry answers)."""
+"""`sbx images build`: make the sandbox and scorer images (offline when no registry answers), and agent
+images (`--agents NAME...`: the sandbox image plus one agent CLI, see docs/agents.md)."""
 
 from __future__ import annotations
 
 import argparse
+import os
+from pathlib import Path
 
-from orchestrator.images.build import EXTRA, TARGETS
+from orchestrator.images import EXTRA, TARGETS
+
+
+def default_agent_cache() -> Path:
+    """Where agent packages are downloaded: $XDG_CACHE_HOME/sbx/agents (else ~/.cache/sbx/agents)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sbx" / "agents"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("images", help="build the sandbox and scorer images (and the fleet image)")
+    p = sub.add_parser("images", help="build the sandbox and scorer images (and the fleet and agent images)")
     isub = p.add_subparsers(dest="images_command", required=True, metavar="ACTION")
     b = isub.add_parser("build", help="build images tagged by a hash of their inputs (skips unchanged ones)")
     b.add_argument("targets", nargs="*", default=[], metavar="TARGET",
-                   help=f"which images (default: {', '.join(TARGETS)}; also: {', '.join(EXTRA)}, the Ray node "
-                        "image of docker-compose.yml)")
+                   help=f"which images (default: {', '.join(TARGETS)}, or only sandbox with --agents; also: "
+                        f"{', '.join(EXTRA)}, the Ray node image of docker-compose.yml)")
+    b.add_argument("--agents", nargs="+", default=[], metavar="NAME",
+                   help="also build sbx-agent-NAME from the sandbox image for these agent CLIs "
+                        "(claude-code, codex, opencode, pi, mini-swe-agent)")
+    b.add_argument("--agent-cache", type=Path, default=None, metavar="DIR",
+                   help="download cache for agent packages (default: $XDG_CACHE_HOME/sbx/agents)")
     b.add_argument("--base", choices=["auto", "public", "debootstrap"], default="auto",
                    help="auto: a local or pullable python:3.11-slim-bookworm, else a Debian base made with debootstrap")
     b.add_argument("--force", action="store_true", help="rebuild even when the tag for these inputs exists")
     b.add_argument("--versions", action="store_true", help="print the package versions recorded in each image")
+    b.add_argument("--json", action="store_true", help="print the images as one JSON document")
     b.set_defaults(handler=_build)
 
 
 def _build(args: argparse.Namespace) -> int:
-    from orchestrator import engine
+    from orchestrator import engine, paths
+    from orchestrator.cli.common import home
     from orchestrator.images.build import build_images
 
-    targets = tuple(args.targets) or TARGETS
-    for img in build_images(engine.client(), targets, base_mode=args.base, force=args.force):
+    if args.agents:  # unknown names fail before anything is built
+        from orchestrator.agents.adapters import get_adapter
+
+        for name in args.agents:
+            get_adapter(name)
+    client = engine.client()
+    targets = tuple(args.targets) or (("sandbox",) if args.agents else TARGETS)
+    if args.agents and "sandbox" not in targets:
+        targets = ("sandbox", *targets)
+    built = build_images(client, targets, base_mode=args.base, force=args.force,
+                         versions_dir=home(args).images_dir)
+    agent_images = []
+    if args.agents:
+        from orchestrator.images.agents import build_agent_images
+
+        sandbox = next(img.tag for img in built if img.name == "sandbox")
+        agent_images = build_agent_images(client, args.agents, sandbox_tag=sandbox,
+                                          agents_dir=paths.images_root() / "agents",
+                                          cache=args.agent_cache or default_agent_cache(), force=args.force)
+    if args.json:
+        from dataclasses import asdict
+
+        from orchestrator.cli.common import print_json
+
+        print_json({"images": [asdict(i) for i in built], "agents": [asdict(i) for i in agent_images]})
+        return 0
+    for img in built:
         state = "built" if img.built else "up to date"
         print(f"{img.name:8s} {img.tag}  {img.size_bytes / 1e6:.0f} MB  {state} in {img.seconds:.1f}s")
         if args.versions:
             print("".join(f"    {line}\n" for line in img.versions.splitlines()))
+    for img in agent_images:
+            state = (f"built in {img.build_seconds:.1f}s (fetch {img.fetch_seconds:.1f}s, "
+                     f"{img.downloaded_bytes / 1e6:.0f} MB downloaded)") if img.built else "up to date"
+            print(f"{img.name:14s} {img.version:9s} {img.tag}  {img.size_bytes / 1e6:.0f} MB  {state}")
+            if args.versions:
+                print("".join(f"    {line}\n" for line in img.versions.splitlines()))
     return 0

@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from orchestrator.cli.common import add_json, add_ledger, home, open_ledger, print_json
 from orchestrator.failures import ConfigError
-from orchestrator.stats import Exclusion
+
+#: the exclusion choices (orchestrator.stats.Exclusion); spelled out so `sbx --help` does not load the stats
+EXCLUSIONS = ("nothing", "eval_labels_in_fit", "frame_statistics", "both")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,17 +20,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "Read the runs from --runs-csv (one row per run; columns in orchestrator/report/runs_table.py).",
     )
     p.add_argument("study", nargs="?", help="study name in the ledger (or use --runs-csv for runs made elsewhere)")
-    p.add_argument("--ledger", type=Path, default=None, help="ledger file (default: $SBX_HOME/ledger.sqlite)")
+    add_ledger(p)
     p.add_argument("--runs-csv", type=Path, metavar="FILE", help="CSV of runs, one row per run")
     p.add_argument("--out", type=Path, metavar="DIR", help="output folder (default: report-<name> here)")
     p.add_argument("--title", help="report title")
     p.add_argument(
         "--exclusion",
-        default=Exclusion.BOTH.value,
-        choices=[e.value for e in Exclusion],
+        default="both",
+        choices=EXCLUSIONS,
         help="compliance rules that exclude a run: nothing, one rule, or both (default: both)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for every resample (default: 0)")
+    add_json(p, "the files written")
     p.set_defaults(handler=_run)
 
 
@@ -41,15 +45,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {args.seed}")
     if args.study:
-        from orchestrator import paths as sbx_paths
-        from orchestrator.ledger import Ledger
         from orchestrator.report import validate_runs
         from orchestrator.study.export import runs_frame, study_id_of
 
-        with Ledger(args.ledger, create=False) as ledger:
+        with open_ledger(args) as ledger:
             runs = validate_runs(runs_frame(ledger, study_id_of(ledger, args.study)), source=f"study {args.study}")
-        name, source = args.study, f"study {args.study} in {args.ledger or 'the ledger'}"
-        out = args.out or sbx_paths.sbx_home() / "reports" / args.study
+            source = f"study {args.study} in {ledger.path}"
+        name = args.study
+        out = args.out or home(args).report_dir(args.study)
     else:
         runs = load_runs_csv(args.runs_csv)
         name, source = args.runs_csv.name, str(args.runs_csv)
@@ -62,6 +65,9 @@ def _run(args: argparse.Namespace) -> int:
         seed=args.seed,
         source=source,
     )
-    for path in paths.all():
-        print(path)
+    if args.json:
+        print_json({"html": str(paths.html), "files": [str(p) for p in paths.all()]})
+    else:
+        for path in paths.all():
+            print(path)
     return 0

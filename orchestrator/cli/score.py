@@ -4,11 +4,11 @@ scored code never sees (see docs/scoring.md)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from orchestrator.cli.common import CHECK_FAILED, OK, add_json, add_ledger, home, open_ledger, print_json
 from orchestrator.failures import ConfigError
 
 
@@ -28,7 +28,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("score", help="score a train.py or repo folder on hidden data, in a fresh scorer container")
     p.add_argument("path", type=Path, metavar="PATH", help="a train.py, or a repo folder holding one")
     p.add_argument("--dataset", default="holdout", choices=["holdout", "later"], help="which hidden set")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    add_json(p, "the result")
     _option_args(p)
     p.set_defaults(handler=_score)
 
@@ -36,9 +36,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--data", default="later", choices=["holdout", "later"], help="which hidden set (default later)")
     r.add_argument("--run", dest="runs", action="append", default=[], metavar="RUN_ID", help="a run (repeatable)")
     r.add_argument("--study", default=None, help="every run of a study (needs the ledger)")
-    r.add_argument("--ledger", type=Path, default=None, help="SQLite file of scores (default: $SBX_HOME/ledger.sqlite)")
+    add_ledger(r)
     r.add_argument("--artifacts", type=Path, default=None,
-                   help="folder holding each run's delivered repo as RUN_ID/ (default: $SBX_HOME/runs)")
+                   help="folder holding each run's delivered repo as RUN_ID/ (default: each run's copy-out in HOME)")
+    add_json(r, "the rescore's result")
     r.add_argument("--parallel", type=int, default=2, help="scorer containers at once (default 2)")
     r.add_argument("--force", action="store_true", help="score pairs that already have a score again")
     _option_args(r)
@@ -66,7 +67,7 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, str, Path, Any]:
     options = _options(args)
     client = engine.client()
     image = resolve_image(client, "scorer").tags[0]
-    return task, client, image, args.data_dir or task.data_dir(), options
+    return task, client, image, args.data_dir or task.data_dir(home(args)), options
 
 
 def _score(args: argparse.Namespace) -> int:
@@ -76,12 +77,13 @@ def _score(args: argparse.Namespace) -> int:
         raise ConfigError(f"{args.path}: no such file or folder")
     task, client, image, data_dir, options = _setup(args)
     result = score_repo(client, args.path, data_dir, args.dataset, image=image, options=options,
-                        target=task.target, positive=task.positive_label)
+                        mount_parent=home(args).mount_parent, target=task.target, positive=task.positive_label,
+                        eval_line=task.contract.eval_line)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print_json(result.to_json())
     else:
         print(format_result(result, str(args.path)))
-    return 0 if result.status == "scored" else 1
+    return OK if result.status == "scored" else CHECK_FAILED
 
 
 def format_result(r: Any, what: str) -> str:
@@ -101,73 +103,77 @@ def format_result(r: Any, what: str) -> str:
         lines += [f"{'status':<12} unscorable: {r.reason} ({REASONS.get(r.reason, '')})",
                   f"{'seconds':<12} {r.seconds:.1f}"]
         if r.detail:
-            lines += ["", r.detail.rstrip()]
+            from orchestrator.log import terminal_safe
+
+            lines += ["", terminal_safe(r.detail.rstrip(), keep_newlines=True)]  # what the scored code printed
     return "\n".join(lines)
 
 
 def _rescore(args: argparse.Namespace) -> int:
-    import sqlite3
-
-    from orchestrator import paths
+    from orchestrator.failures import UnscorableArtifact
+    from orchestrator.ledger import ScoreResult
+    from orchestrator.run.evaluate import delivered_code, scorer_image
     from orchestrator.scoring import score_repo
     from orchestrator.scoring.rescore import Progress, rescore
-    from orchestrator.scoring.store import ensure_schema
+    from orchestrator.study.export import study_id_of
 
-    run_ids = list(args.runs or [])
-    if args.study:
-        from orchestrator.ledger import Ledger
-        from orchestrator.study.export import study_id_of
-
-        with Ledger(args.ledger, create=False) as led:
-            run_ids += [r.run_id for r in led.list_runs(study_id=study_id_of(led, args.study))
-                        if r.delivered_sha256 is not None and r.status in ("scored", "audited")]
-    if not run_ids:
-        raise ConfigError("rescore: name runs with --run RUN_ID (repeatable) or --study S")
+    where = home(args)
     if args.parallel < 1:
         raise ConfigError("rescore: --parallel must be at least 1")
-    if args.artifacts is not None:
-        def artifact_dir(run_id: str) -> Path:
-            return args.artifacts / run_id
-    else:
-        from orchestrator.ledger import Ledger
-        from orchestrator.run.finish import scoring_repo
+    if not args.runs and not args.study:
+        raise ConfigError("rescore: name runs with --run RUN_ID (repeatable) or --study S")
+    with open_ledger(args) as ledger:
+        run_ids = [ledger.find_run(r).run_id for r in args.runs]
+        if args.study:
+            run_ids += [r.run_id for r in ledger.list_runs(study_id=study_id_of(ledger, args.study))
+                        if r.delivered_sha256 is not None and r.status in ("scored", "audited")]
+        if not run_ids:
+            raise ConfigError("rescore: name runs with --run RUN_ID (repeatable) or --study S")
+        runs = {r: ledger.get_run(r) for r in run_ids}
+        committed: dict[str, Path | UnscorableArtifact] = {}
 
-        with Ledger(args.ledger, create=False) as led:
-            delivered = {r: led.get_run(r).delivered_sha256 for r in run_ids}
-
         def artifact_dir(run_id: str) -> Path:
-            sha = delivered.get(run_id)
+            if args.artifacts is not None:
+                return args.artifacts / run_id
+            sha = runs[run_id].delivered_sha256
             if sha is None:
                 raise ConfigError(f"run {run_id} delivered no train.py")
-            return scoring_repo(run_id, sha)
-    task, _client, image, data_dir, options = _setup(args)
-    ledger = args.ledger or paths.sbx_home() / "ledger.sqlite"
-    ledger.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(ledger)
-    ensure_schema(conn)
+            try:
+                folder, committed[run_id] = delivered_code(where, run_id, sha)
+            except UnscorableArtifact as exc:
+                committed[run_id] = exc
+                folder = where.delivered_dir(run_id)
+            return folder
 
-    def score(run_id: str, folder: Path) -> Any:
-        import docker
+        task, _client, image, data_dir, options = _setup(args)
 
-        if not folder.exists():
-            raise ConfigError(f"run {run_id}: no artifact at {folder}")
-        client = docker.from_env(timeout=120)  # one client per worker thread
-        try:
-            return score_repo(client, folder, data_dir, args.data, image=image, options=options, run_id=run_id,
-                              target=task.target, positive=task.positive_label)
-        finally:
-            client.close()
+        def score(run_id: str, folder: Path) -> Any:
+            import docker
 
-    def line(p: Progress) -> str:
-        if p.error:
-            return f"[{p.done}/{p.total}] {p.run_id} {args.data}: error: {p.error}"
-        r = p.result
-        what = f"AUC {r.auc:.4f}" + (" batch_dependent" if r.batch_dependent else "") if r.status == "scored" \
-            else f"unscorable: {r.reason}"
-        return f"[{p.done}/{p.total}] {p.run_id} {args.data}: {what} ({r.seconds:.1f}s)"
+            train_py = committed.get(run_id)
+            if isinstance(train_py, UnscorableArtifact):
+                return ScoreResult(dataset=args.data, status="unscorable", reason=train_py.reason,
+                                   detail=train_py.detail)
+            if not folder.exists():
+                raise ConfigError(f"run {run_id}: no artifact at {folder}")
+            client = docker.from_env(timeout=120)  # one client per worker thread
+            try:
+                return score_repo(client, folder, data_dir, args.data, image=scorer_image(client, runs[run_id].image),
+                                  options=options, run_id=run_id, mount_parent=where.mount_parent,
+                                  target=task.target, positive=task.positive_label,
+                                  eval_line=task.contract.eval_line, train_py=train_py)
+            finally:
+                client.close()
 
-    try:
-        if sys.stdout.isatty():
+        def line(p: Progress) -> str:
+            if p.error:
+                return f"[{p.done}/{p.total}] {p.run_id} {args.data}: error: {p.error}"
+            r = p.result
+            what = f"AUC {r.auc:.4f}" + (" batch_dependent" if r.batch_dependent else "") if r.status == "scored" \
+                else f"unscorable: {r.reason}"
+            return f"[{p.done}/{p.total}] {p.run_id} {args.data}: {what} ({r.seconds:.1f}s)"
+
+        if sys.stderr.isatty() and not args.json:
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
             from rich.progress import Progress as Bar
 
@@ -179,14 +185,16 @@ def _rescore(args: argparse.Namespace) -> int:
                     bar.update(tid, completed=p.done, total=p.total)
                     bar.console.print(line(p))
 
-                report = rescore(conn, run_ids, args.data, artifact_dir=artifact_dir, score=score,
+                report = rescore(ledger, run_ids, args.data, artifact_dir=artifact_dir, score=score,
                                  parallel=args.parallel, on_progress=on_progress, force=args.force)
         else:
-            report = rescore(conn, run_ids, args.data, artifact_dir=artifact_dir, score=score,
-                             parallel=args.parallel, on_progress=lambda p: print(line(p), flush=True),
+            report = rescore(ledger, run_ids, args.data, artifact_dir=artifact_dir, score=score,
+                             parallel=args.parallel, on_progress=lambda p: print(line(p), file=sys.stderr, flush=True),
                              force=args.force)
-    finally:
-        conn.close()
-    print(f"rescore {args.data}: {len(report.scored)} scored, {len(report.skipped)} already had a score, "
-          f"{len(report.errors)} failed (run again to retry them)")
-    return 0 if report.ok else 1
+    if args.json:
+        print_json({"dataset": args.data, "requested": report.requested, "skipped": report.skipped,
+                    "scored": {k: v.to_json() for k, v in report.scored.items()}, "errors": report.errors})
+    else:
+        print(f"rescore {args.data}: {len(report.scored)} scored, {len(report.skipped)} already had a score, "
+              f"{len(report.errors)} failed (run again to retry them)")
+    return OK if report.ok else CHECK_FAILED

@@ -1,6 +1,6 @@
 """Deterministic data preparation for the flight-delay task, and the API to read what it wrote.
 
-Layout of a prepared directory (default `$SBX_HOME/data/flights`):
+Layout of a prepared directory (default `HOME/data/flights`, orchestrator/home.py):
 
     train.csv, eval.csv                      features + dep_delayed_15min; given to the agent
     holdout.features.csv, later.features.csv features only; given to the scorer container
@@ -8,7 +8,6 @@ Layout of a prepared directory (default `$SBX_HOME/data/flights`):
     manifest.json                            source, inputs, options; rows, balance, columns, sha256 per file
 """
 
-from pathlib import Path
 
 from orchestrator.data.columns import FEATURES, LABEL, NEGATIVE, POSITIVE, DepTime
 from orchestrator.data.manifest import (
@@ -28,7 +27,6 @@ from orchestrator.data.manifest import (
 from orchestrator.data.pipeline import DEFAULT_SEED, PrepareResult, draw_slices, make_options, prepare
 from orchestrator.data.slicing import SLICES, SliceSizes
 from orchestrator.data.source import SOURCES, Source, open_source
-from orchestrator.paths import data_root
 
 __all__ = [
     "AGENT_FILES",
@@ -52,7 +50,6 @@ __all__ = [
     "SliceSizes",
     "Source",
     "dataset_paths",
-    "default_out",
     "draw_slices",
     "load_manifest",
     "make_options",
@@ -61,7 +58,3 @@ __all__ = [
     "verify",
 ]
 
-
-def default_out() -> Path:
-    """Where `sbx data prepare` writes unless told otherwise: `$SBX_HOME/data/flights`."""
-    return data_root() / "flights"

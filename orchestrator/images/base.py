@@ -32,8 +32,9 @@ _STRIP = ("var/cache/apt", "var/lib/apt/lists", "usr/share/doc", "usr/share/man"
 BaseMode = Literal["auto", "public", "debootstrap"]
 
 
-def debootstrap_tag() -> str:
-    recipe = "|".join([SUITE, "minbase", *PACKAGES, *_STRIP]).encode()
+def debootstrap_tag(suite: str = SUITE) -> str:
+    """The base's tag for a Debian suite (bookworm: CPython 3.11; trixie: 3.13, used by task environments)."""
+    recipe = "|".join([suite, "minbase", *PACKAGES, *_STRIP]).encode()
     return f"sbx-base:{hashlib.sha256(recipe).hexdigest()[:12]}"
 
 
@@ -68,15 +69,21 @@ def ensure_base(client: docker.DockerClient, mode: BaseMode = "auto") -> str:
     return build_debootstrap_base(client)
 
 
-def build_debootstrap_base(client: docker.DockerClient) -> str:
-    """debootstrap a minimal bookworm into a temporary folder and import it as the base image."""
+def ensure_suite_base(client: docker.DockerClient, suite: str) -> str:
+    """The debootstrap base of a Debian suite, built when missing (no public image is tried)."""
+    tag = debootstrap_tag(suite)
+    return tag if _exists(client, tag) else build_debootstrap_base(client, suite)
+
+
+def build_debootstrap_base(client: docker.DockerClient, suite: str = SUITE) -> str:
+    """debootstrap a minimal Debian suite into a temporary folder and import it as the base image."""
     if shutil.which("debootstrap") is None:
         raise ImageError("no registry answers and debootstrap is missing: apt-get install debootstrap")
-    tag = debootstrap_tag()
+    tag = debootstrap_tag(suite)
     with tempfile.TemporaryDirectory(prefix="sbx-rootfs-") as tmp:
         rootfs = Path(tmp) / "rootfs"
-        cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(rootfs), MIRROR]
-        with timed(log, "image.debootstrap", suite=SUITE):
+        cmd = ["debootstrap", "--variant=minbase", f"--include={','.join(PACKAGES)}", suite, str(rootfs), MIRROR]
+        with timed(log, "image.debootstrap", suite=suite):
             proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             tail = (proc.stdout + proc.stderr)[-2000:]

@@ -2,8 +2,8 @@
 
 Inputs are the Dockerfile, the lock file, every file under images/<target>/ and images/sandbox|scorer, and
 the base image's ID. An unchanged input set maps to an existing tag and nothing is rebuilt. Each image
-records its exact package versions in /opt/sbx/versions.txt; the build also copies them to
-$SBX_HOME/images/<name>-<hash>.versions.txt.
+records its exact package versions in /opt/sbx/versions.txt; the build also copies them to the Home's
+images/<name>-<hash>.versions.txt.
 """
 
 from __future__ import annotations
@@ -17,17 +17,14 @@ import docker
 import docker.errors
 
 from orchestrator import paths
-from orchestrator.failures import ImageError
-from orchestrator.images import fleet
+from orchestrator.failures import ImageError, ImageNotBuilt
+from orchestrator.images import EXTRA, TARGETS, fleet
 from orchestrator.images.base import BaseMode, ensure_base, find_base
 from orchestrator.images.wheelhouse import ensure_wheelhouse
 from orchestrator.log import get_logger, timed
 
 log = get_logger(__name__)
 
-TARGETS = ("sandbox", "scorer")
-#: built only when named (`sbx images build fleet`): the Ray node image of docker-compose.yml
-EXTRA = ("fleet",)
 _HASHED = ("Dockerfile", "requirements.lock", ".dockerignore")
 
 
@@ -69,12 +66,12 @@ def resolve_image(client: docker.DockerClient, target: str, base_mode: BaseMode 
     """The built image for the current inputs; a clear error when it has not been built yet."""
     base = find_base(client, base_mode)
     if base is None:
-        raise ImageError("no base image yet: run `sbx images build`")
+        raise ImageNotBuilt("no base image yet: run `sbx images build`")
     tag = target_tag(target, client.images.get(base).id)
     try:
         return client.images.get(tag)
     except docker.errors.ImageNotFound:
-        raise ImageError(f"image {tag} is not built for the current inputs: run `sbx images build`") from None
+        raise ImageNotBuilt(f"image {tag} is not built for the current inputs: run `sbx images build`") from None
 
 
 def _read_versions(client: docker.DockerClient, tag: str) -> str:
@@ -89,7 +86,10 @@ def build_images(
     targets: tuple[str, ...] = TARGETS,
     base_mode: BaseMode = "auto",
     force: bool = False,
+    versions_dir: Path | None = None,
 ) -> list[BuiltImage]:
+    """Build `targets` (an unchanged image is not rebuilt); each image's versions.txt is also copied into
+    `versions_dir` when given (a Home's `images_dir`)."""
     root = paths.images_root()
     for t in targets:
         if t not in TARGETS + EXTRA:
@@ -120,9 +120,9 @@ def build_images(
             image.tag("sbx-fleet", "latest")
         seconds = time.monotonic() - start
         versions = _read_versions(client, tag)
-        out = paths.sbx_home() / "images" / f"{tag.replace(':', '-')}.versions.txt"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(versions)
+        if versions_dir is not None:
+            versions_dir.mkdir(parents=True, exist_ok=True)
+            (versions_dir / f"{tag.replace(':', '-')}.versions.txt").write_text(versions)
         results.append(BuiltImage(target, tag, image.id, image.attrs["Size"], built, seconds, versions))
     return results
 

@@ -48,16 +48,24 @@ def _present(dest: Path) -> dict[str, str]:
     return found
 
 
-def ensure_wheelhouse(lock: Path, dest: Path) -> list[Path]:
-    """Make `dest` hold exactly one wheel per pin of `lock` (nothing more is fetched when it already does)."""
+def target_args(python: str) -> list[str]:
+    """pip options that select wheels for CPython `python` (X.Y) on Debian bookworm/trixie, binaries only."""
+    abi = "cp" + python.replace(".", "")
+    cmd = ["--only-binary=:all:", "--python-version", python, "--implementation", "cp",
+           "--abi", abi, "--abi", "abi3", "--abi", "none"]
+    for platform in _PLATFORMS:
+        cmd += ["--platform", platform]
+    return cmd
+
+
+def ensure_wheelhouse(lock: Path, dest: Path, python: str = "3.11") -> list[Path]:
+    """Make `dest` hold exactly one wheel per pin of `lock` (nothing more is fetched when it already does),
+    for CPython `python` (X.Y) on Debian."""
     pins = pinned(lock)
     dest.mkdir(parents=True, exist_ok=True)
     if all(_present(dest).get(n) == v for n, v in pins.items()):
         return sorted(dest.glob("*.whl"))
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--python-version", "3.11",
-           "--implementation", "cp", "--abi", "cp311", "--abi", "abi3", "--abi", "none", "--dest", str(dest)]
-    for platform in _PLATFORMS:
-        cmd += ["--platform", platform]
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *target_args(python), "--dest", str(dest)]
     built = sdist_only(lock)
     cmd += ["--platform", "any", *(f"{n}=={v}" for n, v in pins.items() if n not in built)]
     with timed(log, "image.wheelhouse", wheels=len(pins)):

@@ -1,22 +1,34 @@
 """The ledger: SQLite schema, the run state machine, and the records read back from it."""
 
-from orchestrator.ledger.ledger import ADHOC, Ledger, default_path
+from orchestrator.ledger.audits import AuditRow, OverrideRow
+from orchestrator.ledger.diverge import FiledDefinitions, StoredAnalysis
+from orchestrator.ledger.ledger import ADHOC, Ledger
+from orchestrator.ledger.model_usage import ModelUsage
+from orchestrator.ledger.outcomes import GradingRow, RunOutcome
 from orchestrator.ledger.records import EventRecord, ExperimentRecord, RunRecord, StudyRecord
 from orchestrator.ledger.schema import MIGRATIONS, Migration
+from orchestrator.ledger.scores import ScoreResult
 from orchestrator.ledger.state import NEXT, FailureClass, RunState, transition
 
 __all__ = [
     "ADHOC",
     "MIGRATIONS",
     "NEXT",
+    "AuditRow",
     "EventRecord",
     "ExperimentRecord",
     "FailureClass",
+    "FiledDefinitions",
+    "GradingRow",
     "Ledger",
     "Migration",
+    "ModelUsage",
+    "OverrideRow",
+    "RunOutcome",
     "RunRecord",
     "RunState",
+    "ScoreResult",
+    "StoredAnalysis",
     "StudyRecord",
-    "default_path",
     "transition",
 ]

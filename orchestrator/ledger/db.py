@@ -15,7 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from orchestrator.failures import LedgerError
+from orchestrator.failures import LedgerBusy, LedgerError
 from orchestrator.ledger.schema import Migration
 from orchestrator.log import get_logger
 
@@ -47,7 +47,7 @@ def write_transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         conn.execute("BEGIN IMMEDIATE")
     except sqlite3.OperationalError as exc:  # still locked by another writer after busy_timeout
-        raise LedgerError(f"could not lock the ledger for writing: {exc}") from exc
+        raise LedgerBusy(f"could not lock the ledger for writing: {exc}") from exc
     try:
         yield conn
         conn.execute("COMMIT")

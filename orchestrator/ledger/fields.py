@@ -40,7 +40,7 @@ OWNED = {
     "started_at": "advance()",
     "ended_at": "advance()",
     "experiments_counted": "add_experiment()",
-    "experiments_refused": "add_experiment()",
+    "experiments_refused": "add_experiment() and add_refusals()",
 }
 
 
@@ -58,6 +58,55 @@ def dumps_object(value: Mapping[str, Any], what: str) -> str:
         return json.dumps(dict(value), sort_keys=True, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise InvalidLedgerWrite(f"{what} is not a JSON object of finite values: {exc}") from None
+
+
+#: characters kept of one agent-controlled string (a note, a reason, a value in an event's detail)
+TEXT_LIMIT = 2000
+#: nesting kept of an event's detail or a run's meta; deeper values are replaced by a marker
+JSON_DEPTH = 8
+#: bytes of one event's detail as JSON; a larger detail is replaced by its head and its size
+DETAIL_BYTES = 64 << 10
+_SURROGATES = re.compile("[\ud800-\udfff]")
+
+
+def clean_text(value: object, limit: int | None = TEXT_LIMIT) -> str:
+    """`value` as text SQLite and every reader can store and show: valid UTF-8 (bytes decoded with
+    replacement, lone surrogates replaced), no NUL, at most `limit` characters (the cut is marked)."""
+    if isinstance(value, bytes | bytearray | memoryview):
+        text = bytes(value).decode("utf-8", "replace")
+    else:
+        text = value if isinstance(value, str) else str(value)
+    text = _SURROGATES.sub("\ufffd", text).replace("\x00", "\ufffd")
+    if limit is not None and len(text) > limit:
+        cut = len(text) - limit
+        text = f"{text[:limit]}...[{cut} more characters]"
+    return text
+
+
+def clean_json(value: Any, limit: int | None = TEXT_LIMIT, depth: int = JSON_DEPTH) -> Any:
+    """A JSON-ready copy of `value` with every string (keys too) through `clean_text`, non-finite floats as
+    text, containers nested at most `depth` deep, and anything else as its text."""
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, str | bytes | bytearray):
+        return clean_text(value, limit)
+    if isinstance(value, Mapping | list | tuple):
+        if depth <= 0:
+            return "[nested too deep]"
+        if isinstance(value, Mapping):
+            return {clean_text(k, limit): clean_json(v, limit, depth - 1) for k, v in value.items()}
+        return [clean_json(v, limit, depth - 1) for v in value]
+    return clean_text(value, limit)
+
+
+def dumps_detail(value: Mapping[str, Any], what: str) -> str:
+    """An event's detail (or any object that carries agent-controlled values) as bounded JSON text."""
+    text = dumps_object(clean_json(dict(value)), what)
+    if len(text) > DETAIL_BYTES:
+        text = dumps_object({"truncated": True, "bytes": len(text), "head": text[:4000]}, what)
+    return text
 
 
 def check_measurements(fields: Mapping[str, Any]) -> None:

@@ -11,13 +11,17 @@ is unique for all of them.
 What the columns mean to readers (stats, report, export):
 - `counted` is true unless the attempt failed as `infra` or was cancelled; an analysis takes the counted
   rows in a final state (audited, or failed as agent/unscorable).
-- a measurement that is None was not measured (never 0 by default); `experiments_counted` and
-  `experiments_refused` are kept by `add_experiment` and always agree with the experiments table.
+- a measurement that is None was not measured (never 0 by default); `experiments_counted` is kept by
+  `add_experiment` and always agrees with the experiments table; `experiments_refused` counts the refused
+  rows there plus the refusals counted in bulk (`add_refusals`, one `experiments_refused_in_bulk` event each).
+- every string that may carry what an agent wrote (event details, meta, notes, reasons) is stored as valid
+  UTF-8 without NUL, bounded in length and depth (`fields.clean_text`, `fields.clean_json`).
 - every state change is also an event of kind `transition` ({from, to, failure_class?, reason?}).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sqlite3
@@ -28,10 +32,28 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Self
 
-from orchestrator import paths
-from orchestrator.failures import AmbiguousRunId, InvalidLedgerWrite, LedgerError, RunNotFound
-from orchestrator.ledger import db, transfer
-from orchestrator.ledger.fields import HEX_AT, check_finite, check_measurements, dumps_object, new_id
+from orchestrator.failures import (
+    AmbiguousRunId,
+    InvalidLedgerWrite,
+    LedgerError,
+    LedgerUnavailable,
+    RunNotFound,
+)
+from orchestrator.ledger import audits, db, diverge, model_usage, outcomes, scores, transfer
+from orchestrator.ledger.audits import AuditRow
+from orchestrator.ledger.diverge import FiledDefinitions, StoredAnalysis
+from orchestrator.ledger.fields import (
+    HEX_AT,
+    check_finite,
+    check_measurements,
+    clean_json,
+    clean_text,
+    dumps_detail,
+    dumps_object,
+    new_id,
+)
+from orchestrator.ledger.model_usage import ModelUsage
+from orchestrator.ledger.outcomes import RunOutcome
 from orchestrator.ledger.records import (
     EXPERIMENT_STATUSES,
     RUN_SELECT,
@@ -42,6 +64,7 @@ from orchestrator.ledger.records import (
     StudyRecord,
 )
 from orchestrator.ledger.schema import MIGRATIONS, Migration
+from orchestrator.ledger.scores import ScoreResult
 from orchestrator.ledger.state import ENDS_SANDBOX, FailureClass, RunState, transition
 from orchestrator.log import get_logger
 
@@ -50,25 +73,21 @@ log = get_logger(__name__)
 ADHOC = "adhoc"
 
 
-def default_path() -> Path:
-    return paths.sbx_home() / "ledger.sqlite"
-
-
 class Ledger:
-    """Open (and create or migrate) the ledger at `path`, default `$SBX_HOME/ledger.sqlite`."""
+    """Open (and create or migrate) the ledger at `path` (a Home's `ledger_path`, or a file you name)."""
 
     def __init__(
         self,
-        path: Path | str | None = None,
+        path: Path | str,
         *,
         create: bool = True,
         busy_timeout_s: float = 30.0,
         migrations: Sequence[Migration] = MIGRATIONS,
     ) -> None:
-        self.path = Path(path) if path is not None else default_path()
+        self.path = Path(path)
         if not self.path.exists():
             if not create:
-                raise LedgerError(f"no ledger at {self.path}")
+                raise LedgerUnavailable(f"no ledger at {self.path}")
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._pid = os.getpid()
         self._lock = threading.RLock()
@@ -108,13 +127,6 @@ class Ledger:
             else:
                 with db.read_transaction(conn):
                     yield conn
-
-    @contextmanager
-    def connection(self) -> Iterator[sqlite3.Connection]:
-        """The ledger's connection, held under its lock, for the stores of other parts (scores, audits)
-        that run their own short transactions on the tables their migrations created."""
-        with self._lock:
-            yield self._connection()
 
     def _connection(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -264,6 +276,7 @@ class Ledger:
 
         Records a `transition` event in the same transaction and logs `run.transition`."""
         now = time.time()
+        reason = clean_text(reason) if reason is not None else None  # reasons may quote what the agent wrote
         with self._lock, self._write() as conn:
             row = self._run_row(conn, run_id)
             move = transition(row["status"], to, failure_class=failure_class, reason=reason)
@@ -319,7 +332,7 @@ class Ledger:
                     columns["resources_json"] = dumps_object(value or {}, "resources")
                 elif name == "meta":
                     merged = json.loads(row["meta_json"]) | dict(value or {})
-                    columns["meta_json"] = dumps_object(merged if value is not None else {}, "meta")
+                    columns["meta_json"] = dumps_object(clean_json(merged) if value is not None else {}, "meta")
                 else:
                     columns[name] = value
             sets = ", ".join(f"{k} = ?" for k in columns)
@@ -402,7 +415,7 @@ class Ledger:
                 run_id,
                 time.time() if at is None else float(at),
                 kind,
-                dumps_object(detail, f"the detail of event {kind!r}"),
+                dumps_detail(detail, f"the detail of event {kind!r}"),
             ),
         )
         return int(cur.lastrowid or 0)
@@ -446,7 +459,7 @@ class Ledger:
             "seconds": seconds,
             "cpu_seconds": cpu_seconds,
             "started_at": started_at,
-            "note": note,
+            "note": clean_text(note) if note is not None else None,  # the agent's own words
         }
         for name in ("eval_score", "seconds", "cpu_seconds", "started_at"):
             check_finite(name, values[name])
@@ -468,6 +481,20 @@ class Ledger:
             conn.execute(f"UPDATE runs SET {column} = {column} + 1 WHERE run_id = ?", (run_id,))
         return ExperimentRecord(run_id=run_id, n=n, status=status, counted=counted, **values)
 
+    def add_refusals(self, run_id: str, count: int, detail: Mapping[str, Any] | None = None) -> None:
+        """Count `count` refused experiment requests that are not recorded one by one (past the number a run
+        records singly, a flood of refusals only moves the counter): experiments_refused grows by `count`,
+        and one `experiments_refused_in_bulk` event says how many and why."""
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+            raise InvalidLedgerWrite(f"a refusal count is a non-negative int, got {count!r}")
+        if count == 0:
+            return
+        with self._write() as conn:
+            self._run_row(conn, run_id)
+            conn.execute("UPDATE runs SET experiments_refused = experiments_refused + ? WHERE run_id = ?",
+                         (count, run_id))
+            self._insert_event(conn, run_id, "experiments_refused_in_bulk", {"count": count, **(detail or {})}, None)
+
     def experiments(self, run_id: str) -> list[ExperimentRecord]:
         """A run's experiment requests in the order recorded."""
         with self._read() as conn:
@@ -475,6 +502,151 @@ class Ledger:
                 "SELECT * FROM experiments WHERE run_id = ? ORDER BY id", (run_id,)
             ).fetchall()
         return [ExperimentRecord.from_row(r) for r in rows]
+
+    # --- scores and audits (ledger/scores.py, ledger/audits.py) ---------------------------------------
+
+    def save_score(self, run_id: str, result: ScoreResult) -> None:
+        """Store (or replace) the score of `run_id` on `result.dataset`."""
+        with self._write() as conn:
+            self._run_row(conn, run_id)
+            scores.save(conn, run_id, result, time.time())
+
+    def scores(self, run_id: str) -> dict[str, ScoreResult]:
+        """Every stored score of one run, by dataset."""
+        with self._read() as conn:
+            return scores.load(conn, run_id)
+
+    def runs_with_score(self, dataset: str) -> set[str]:
+        with self._read() as conn:
+            return scores.runs_with_score(conn, dataset)
+
+    def save_audits(self, run_id: str, rows: Sequence[AuditRow]) -> None:
+        """Append one audit row per rule (the history of audits is kept)."""
+        with self._write() as conn:
+            self._run_row(conn, run_id)
+            audits.save(conn, run_id, list(rows), time.time())
+
+    def audits(self, run_id: str) -> list[AuditRow]:
+        """The latest audit of each rule for `run_id`, with the override made against its rule version."""
+        with self._read() as conn:
+            return audits.load(conn, run_id)
+
+    def audit_history(self, run_id: str) -> list[AuditRow]:
+        """Every audit record of `run_id`, oldest first: re-audits under newer rule versions keep the old ones."""
+        with self._read() as conn:
+            return audits.history(conn, run_id)
+
+    def add_override(self, run_id: str, rule: str, verdict: str, reason: str) -> str:
+        """Record a reviewer's verdict on the latest audit of (run, rule); returns the rule version reviewed."""
+        if verdict not in ("flagged", "clear"):
+            raise InvalidLedgerWrite(f"an override's verdict is flagged or clear, got {verdict!r}")
+        if not reason.strip():
+            raise InvalidLedgerWrite("an override needs a reason")
+        with self._write() as conn:
+            self._run_row(conn, run_id)
+            version = audits.latest_version(conn, run_id, rule)
+            if version is None:
+                raise InvalidLedgerWrite(f"no audit of rule {rule!r} for run {run_id!r} to review")
+            audits.add_override(conn, run_id, rule, version, verdict, reason, time.time())
+        return version
+
+    # --- model usage (ledger/model_usage.py) ----------------------------------------------------------
+
+    def save_model_usage(self, run_id: str, usage: ModelUsage) -> None:
+        """Store (or replace) what the gateway measured of a run's model calls, and the CLI's own report.
+        Allowed in every state but `audited` (the gateway closes a run's socket before its copy-out)."""
+        for name in ("cost_usd",):
+            check_finite(name, getattr(usage, name))
+        # the CLI's self-report and its version string are what an agent program printed
+        usage = dataclasses.replace(
+            usage, self_report=json.loads(dumps_detail(usage.self_report, "the CLI's self-report")),
+            agent_version=clean_text(usage.agent_version, 200) if usage.agent_version is not None else None,
+            last_outcome=clean_text(usage.last_outcome, 200) if usage.last_outcome is not None else None)
+        with self._write() as conn:
+            row = self._run_row(conn, run_id)
+            if row["status"] == RunState.AUDITED:
+                raise InvalidLedgerWrite(f"run {run_id} is audited; its row is final")
+            model_usage.save(conn, run_id, usage, time.time())
+
+    def model_usage(self, run_id: str) -> ModelUsage | None:
+        """The run's model usage, or None for a run that made no model calls through a gateway."""
+        with self._read() as conn:
+            return model_usage.load(conn, run_id)
+
+    # --- pass/fail outcomes of tests tasks (ledger/outcomes.py) ---------------------------------------
+
+    def save_outcome(self, run_id: str, outcome: RunOutcome) -> None:
+        """Store (or replace) a run's graded outcome: its verdict, every grading and every expected test."""
+        check_finite("seconds", outcome.seconds)
+        with self._write() as conn:
+            self._run_row(conn, run_id)
+            try:
+                outcomes.save(conn, run_id, outcome, time.time())
+            except sqlite3.IntegrityError as exc:
+                raise InvalidLedgerWrite(f"cannot store the outcome of {run_id}: {exc}") from None
+
+    def outcome(self, run_id: str) -> RunOutcome | None:
+        """A run's graded outcome (with gradings and per-test results), or None when it was never graded."""
+        with self._read() as conn:
+            return outcomes.load(conn, run_id)
+
+    def outcomes_passed(self, run_ids: Sequence[str]) -> dict[str, bool]:
+        """run id -> passed, for the graded runs among `run_ids`."""
+        with self._read() as conn:
+            return outcomes.passed_of(conn, list(run_ids))
+
+    # --- divergence definitions and analyses (ledger/diverge.py) --------------------------------------
+
+    def file_definitions(self, study_id: str, definitions: Mapping[str, Any]) -> tuple[FiledDefinitions, bool]:
+        """File divergence definitions with a study: a new version unless they equal the latest one.
+
+        Returns the filed version and whether it is new; earlier versions are kept."""
+        with self._write() as conn:
+            if not conn.execute("SELECT 1 FROM studies WHERE study_id = ?", (study_id,)).fetchone():
+                raise InvalidLedgerWrite(f"no study {study_id!r} in the ledger")
+            found, new = diverge.file_definitions(conn, study_id, definitions, time.time())
+        if new:
+            log.info("diverge.filed", study_id=study_id, version=found.version, sha256=found.sha256)
+        return found, new
+
+    def filed_definitions(self, study_id: str) -> list[FiledDefinitions]:
+        """Every filed version of a study's divergence definitions, oldest first."""
+        with self._read() as conn:
+            return diverge.filed(conn, study_id)
+
+    def first_run_started(self, study_id: str) -> float | None:
+        """When the study's first run started (unix seconds); None when no run has started."""
+        with self._read() as conn:
+            return diverge.first_run_started(conn, study_id)
+
+    def save_diverge_analysis(
+        self,
+        study_id: str,
+        *,
+        definitions_version: int | None,
+        definitions_sha256: str,
+        preregistered: bool,
+        arms: Mapping[str, Any],
+        pair_check: Mapping[str, Any],
+        analysis: Mapping[str, Any],
+    ) -> int:
+        """Store one divergence analysis with the check of its pairs; returns its id."""
+        if preregistered and definitions_version is None:
+            raise InvalidLedgerWrite("an analysis under definitions that were never filed is not preregistered")
+        with self._write() as conn:
+            try:
+                return diverge.save_analysis(
+                    conn, study_id, definitions_version=definitions_version,
+                    definitions_sha256=definitions_sha256, preregistered=preregistered, arms=arms,
+                    pair_check=pair_check, analysis=analysis, created_at=time.time(),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise InvalidLedgerWrite(f"cannot store the divergence analysis of {study_id}: {exc}") from None
+
+    def diverge_analyses(self, study_id: str) -> list[StoredAnalysis]:
+        """A study's stored divergence analyses, oldest first."""
+        with self._read() as conn:
+            return diverge.analyses(conn, study_id)
 
     # --- the whole record -----------------------------------------------------------------------------
 

@@ -19,6 +19,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
+
+from orchestrator.ledger import model_usage, outcomes
+from orchestrator.log import get_logger
+
+log = get_logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -110,16 +116,209 @@ CREATE TABLE experiments (
 ) STRICT;
 """
 
+# Published migrations 2 and 3, verbatim (they were owned by scoring/store.py and compliance/store.py).
+_SCORES_V1 = """
+CREATE TABLE IF NOT EXISTS scores (
+    run_id           TEXT NOT NULL,
+    dataset          TEXT NOT NULL,
+    status           TEXT NOT NULL CHECK (status IN ('scored', 'unscorable')),
+    reason           TEXT,
+    detail           TEXT,
+    auc              REAL,
+    ap               REAL,
+    auc_se           REAL,
+    n                INTEGER,
+    positives        INTEGER,
+    seconds          REAL NOT NULL,
+    cpu_seconds      REAL,
+    train_seconds    REAL,
+    predict_seconds  REAL,
+    rows_checked     INTEGER,
+    rows_changed     INTEGER,
+    max_abs_change   REAL,
+    tolerance        REAL,
+    batch_dependent  INTEGER CHECK (batch_dependent IN (0, 1)),
+    batch_rows       INTEGER,
+    seed             INTEGER,
+    artifact_sha256  TEXT,
+    train_sha256     TEXT,
+    image            TEXT,
+    eval_score       REAL,
+    scored_at        REAL NOT NULL,
+    PRIMARY KEY (run_id, dataset),
+    CHECK ((status = 'scored') = (auc IS NOT NULL)),
+    CHECK ((status = 'unscorable') = (reason IS NOT NULL))
+) STRICT;
+"""
+
+_AUDITS_V1 = """
+CREATE TABLE IF NOT EXISTS audits (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    rule_version TEXT NOT NULL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('flagged', 'clear', 'error')),
+    evidence_json TEXT NOT NULL,
+    notes_json TEXT NOT NULL DEFAULT '[]',
+    file TEXT,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audits_run_rule ON audits (run_id, rule);
+CREATE TABLE IF NOT EXISTS audit_overrides (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    rule_version TEXT NOT NULL,
+    verdict TEXT NOT NULL CHECK (verdict IN ('flagged', 'clear')),
+    reason TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    created_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_overrides_run_rule ON audit_overrides (run_id, rule);
+"""
+
+# Migration 4: the tables of migrations 2 and 3 follow the ledger's rules: foreign keys to runs, STRICT,
+# unix-second timestamps. Rows of runs this ledger does not hold (written by an old `sbx rescore
+# --artifacts` for arbitrary ids) cannot be kept under a foreign key; they are counted and dropped.
+_SCORES_V2 = """
+CREATE TABLE scores_v2 (
+    run_id           TEXT NOT NULL REFERENCES runs(run_id),
+    dataset          TEXT NOT NULL,
+    status           TEXT NOT NULL CHECK (status IN ('scored', 'unscorable')),
+    reason           TEXT,
+    detail           TEXT,
+    auc              REAL,
+    ap               REAL,
+    auc_se           REAL,
+    n                INTEGER,
+    positives        INTEGER,
+    seconds          REAL NOT NULL,
+    cpu_seconds      REAL,
+    train_seconds    REAL,
+    predict_seconds  REAL,
+    rows_checked     INTEGER,
+    rows_changed     INTEGER,
+    max_abs_change   REAL,
+    tolerance        REAL,
+    batch_dependent  INTEGER CHECK (batch_dependent IN (0, 1)),
+    batch_rows       INTEGER,
+    seed             INTEGER,
+    artifact_sha256  TEXT,
+    train_sha256     TEXT,
+    image            TEXT,
+    eval_score       REAL,
+    scored_at        REAL NOT NULL,
+    PRIMARY KEY (run_id, dataset),
+    CHECK ((status = 'scored') = (auc IS NOT NULL)),
+    CHECK ((status = 'unscorable') = (reason IS NOT NULL))
+) STRICT;
+CREATE TABLE audits_v2 (
+    id             INTEGER PRIMARY KEY,
+    run_id         TEXT NOT NULL REFERENCES runs(run_id),
+    rule           TEXT NOT NULL,
+    rule_version   TEXT NOT NULL,
+    verdict        TEXT NOT NULL CHECK (verdict IN ('flagged', 'clear', 'error')),
+    evidence_json  TEXT NOT NULL,
+    notes_json     TEXT NOT NULL DEFAULT '[]',
+    file           TEXT,
+    created_at     REAL NOT NULL
+) STRICT;
+CREATE TABLE audit_overrides_v2 (
+    id             INTEGER PRIMARY KEY,
+    run_id         TEXT NOT NULL REFERENCES runs(run_id),
+    rule           TEXT NOT NULL,
+    rule_version   TEXT NOT NULL,
+    verdict        TEXT NOT NULL CHECK (verdict IN ('flagged', 'clear')),
+    reason         TEXT NOT NULL CHECK (length(trim(reason)) > 0),
+    created_at     REAL NOT NULL
+) STRICT;
+"""
+
+
+def _unix(iso: str) -> float:
+    return datetime.fromisoformat(iso).timestamp()
+
+
+def _strict_scores_and_audits(conn: sqlite3.Connection) -> None:
+    for statement in [s for s in _SCORES_V2.split(";") if s.strip()]:
+        conn.execute(statement)
+    runs = "SELECT run_id FROM runs"
+    cols = [r[1] for r in conn.execute("PRAGMA table_info(scores)")]
+    listed = ", ".join(cols)
+    conn.execute(f"INSERT INTO scores_v2 ({listed}) SELECT {listed} FROM scores WHERE run_id IN ({runs})")
+    dropped = {"scores": conn.execute(f"SELECT count(*) FROM scores WHERE run_id NOT IN ({runs})").fetchone()[0]}
+    for table, extra in (("audits", "evidence_json, notes_json, file"), ("audit_overrides", "reason")):
+        rows = conn.execute(f"SELECT id, run_id, rule, rule_version, verdict, {extra}, created_at FROM {table}"
+                            f" WHERE run_id IN ({runs}) ORDER BY id").fetchall()
+        if rows:
+            conn.executemany(
+                f"INSERT INTO {table}_v2 (id, run_id, rule, rule_version, verdict, {extra}, created_at)"
+                f" VALUES ({', '.join('?' * len(rows[0]))})",
+                [(*tuple(r)[:-1], _unix(r[-1])) for r in rows],
+            )
+        dropped[table] = conn.execute(f"SELECT count(*) FROM {table} WHERE run_id NOT IN ({runs})").fetchone()[0]
+    for table in ("scores", "audits", "audit_overrides"):
+        conn.execute(f"DROP TABLE {table}")
+        conn.execute(f"ALTER TABLE {table}_v2 RENAME TO {table}")
+    conn.execute("CREATE INDEX audits_run_rule ON audits (run_id, rule)")
+    conn.execute("CREATE INDEX audit_overrides_run_rule ON audit_overrides (run_id, rule)")
+    if any(dropped.values()):
+        log.warning("ledger.migrate_dropped_orphans", **dropped)
+
+
+# Migration 6: divergence analyses (orchestrator/ledger/diverge.py). A study's definitions are filed before its
+# runs, one row per version (a changed definition is a new version; the old ones stay); each analysis keeps
+# the definitions version it used, whether they were filed before the first run started, the arms, the
+# per-pair seed and config check, and the analysis itself.
+_DIVERGE = """
+CREATE TABLE diverge_definitions (
+    study_id          TEXT NOT NULL REFERENCES studies(study_id),
+    version           INTEGER NOT NULL CHECK (version >= 1),
+    definitions_json  TEXT NOT NULL,
+    sha256            TEXT NOT NULL CHECK (length(sha256) = 64),
+    filed_at          REAL NOT NULL,
+    PRIMARY KEY (study_id, version)
+) STRICT;
+CREATE TABLE diverge_analyses (
+    id                   INTEGER PRIMARY KEY,
+    study_id             TEXT NOT NULL REFERENCES studies(study_id),
+    definitions_version  INTEGER,
+    definitions_sha256   TEXT NOT NULL CHECK (length(definitions_sha256) = 64),
+    preregistered        INTEGER NOT NULL CHECK (preregistered IN (0, 1)),
+    arms_json            TEXT NOT NULL,
+    pair_check_json      TEXT NOT NULL,
+    analysis_json        TEXT NOT NULL,
+    created_at           REAL NOT NULL,
+    FOREIGN KEY (study_id, definitions_version) REFERENCES diverge_definitions(study_id, version),
+    CHECK (definitions_version IS NOT NULL OR preregistered = 0)
+) STRICT;
+CREATE INDEX diverge_analyses_by_study ON diverge_analyses(study_id, created_at);
+"""
+
+# Migration 8 (issue 11): what a scoring records about its own integrity. `eval_score` becomes the AUC sbx
+# computes from the scorer's predictions on the evaluation rows; what train.py printed moves to
+# `eval_score_reported` (old rows only had that one, so it moves there and `eval_score` is cleared). The CPU
+# limit of the scored code, the files withheld from the scorer, the batch check per context and the second
+# check in a fresh container are new columns.
+_SCORING_INTEGRITY = """
+ALTER TABLE scores ADD COLUMN eval_score_reported REAL;
+ALTER TABLE scores ADD COLUMN train_cpu_seconds REAL;
+ALTER TABLE scores ADD COLUMN cpu_limit_s REAL;
+ALTER TABLE scores ADD COLUMN withheld_count INTEGER;
+ALTER TABLE scores ADD COLUMN withheld_json TEXT;
+ALTER TABLE scores ADD COLUMN batch_contexts_json TEXT;
+ALTER TABLE scores ADD COLUMN fresh_check TEXT;
+UPDATE scores SET eval_score_reported = eval_score, eval_score = NULL;
+"""
+
+
 #: the schema, oldest first; append to extend (see the module docstring)
-def _owned(module: str) -> str:
-    """A table set whose SQL lives with the part that owns it (scoring, compliance)."""
-    import importlib
-
-    return str(importlib.import_module(module).SCHEMA)
-
-
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("core", _CORE),  # studies, runs, events, experiments
-    Migration("scores", _owned("orchestrator.scoring.store")),  # one row per (run, dataset)
-    Migration("audits", _owned("compliance.store")),  # audit records and reviewers' overrides
+    Migration("scores", _SCORES_V1),  # one row per (run, dataset)
+    Migration("audits", _AUDITS_V1),  # audit records and reviewers' overrides
+    Migration("strict_scores_audits", _strict_scores_and_audits),
+    Migration("model_usage", model_usage.SCHEMA),  # per run: gateway-measured calls, tokens, cost; the CLI's report
+    Migration("diverge", _DIVERGE),  # divergence definitions (versioned) and analyses
+    Migration("outcomes", outcomes.SCHEMA),  # pass/fail outcomes of tests tasks: per run, per grading, per test
+    Migration("scoring_integrity", _SCORING_INTEGRITY),  # sbx-computed eval score, CPU limit, withheld files
 )

@@ -3,7 +3,7 @@
     planned -> starting -> running -> delivered -> scored -> audited
        |           |          |           |
        +-----------+----------+--> cancelled   (planned, starting, running)
-                   +----------+-----------+--> failed (with a failure class and a reason)
+       +-----------+----------+-----------+--> failed (with a failure class and a reason)
 
 `transition` is the pure rule: it checks one move and says what it changes. `Ledger.advance` is the only
 code that writes a run's state, and it writes exactly what `transition` returns.
@@ -17,7 +17,8 @@ Decisions worth knowing:
   `scored -> audited` whatever the verdict; there is no `scored -> failed`.
 - `delivered` cannot be cancelled: the artifact exists, and a cancelled study leaves it to be scored later.
 - Each failure class can only start from the states where it can happen (`FAILURE_FROM`): the agent
-  only fails while it runs, delivered code only fails at scoring, our side can fail any time it works.
+  only fails while it runs, delivered code only fails at scoring, our side can fail any time it works
+  (a planned run whose fleet node was lost before the run started fails as `infra` from `planned`).
 - `counted` becomes false for `failed` with class `infra` (the attempt is retried as a new row) and for
   `cancelled` (the run was stopped by us, not by its outcome; it tells nothing about the agent).
 """
@@ -49,12 +50,17 @@ class FailureClass(StrEnum):
     #: the delivered code fails at scoring; counts as a failed attempt, never silently dropped
     UNSCORABLE = "unscorable"
 
+    @property
+    def retryable(self) -> bool:
+        """Whether a study starts a new attempt after an attempt failed this way (our fault only)."""
+        return self is FailureClass.INFRA
+
 
 S = RunState
 
 #: every allowed move; a state missing a target here cannot reach it
 NEXT: dict[RunState, frozenset[RunState]] = {
-    S.PLANNED: frozenset({S.STARTING, S.CANCELLED}),
+    S.PLANNED: frozenset({S.STARTING, S.FAILED, S.CANCELLED}),
     S.STARTING: frozenset({S.RUNNING, S.FAILED, S.CANCELLED}),
     S.RUNNING: frozenset({S.DELIVERED, S.FAILED, S.CANCELLED}),
     S.DELIVERED: frozenset({S.SCORED, S.FAILED}),
@@ -66,7 +72,7 @@ NEXT: dict[RunState, frozenset[RunState]] = {
 
 #: the states from which a run may fail with each class
 FAILURE_FROM: dict[FailureClass, frozenset[RunState]] = {
-    FailureClass.INFRA: frozenset({S.STARTING, S.RUNNING, S.DELIVERED}),
+    FailureClass.INFRA: frozenset({S.PLANNED, S.STARTING, S.RUNNING, S.DELIVERED}),
     FailureClass.AGENT: frozenset({S.RUNNING}),
     FailureClass.UNSCORABLE: frozenset({S.DELIVERED}),
 }

@@ -25,7 +25,8 @@ from orchestrator.ledger.state import FailureClass, RunState, transition
 
 FORMAT = 1
 #: tables holding rows of one run (keyed by run_id), copied whole; their own integer ids are not kept
-TABLES = ("events", "experiments", "scores", "audits", "audit_overrides")
+TABLES = ("events", "experiments", "scores", "audits", "audit_overrides", "model_usage", "outcomes", "gradings",
+          "test_results")
 #: columns that say which run this is; they must agree between sender and receiver
 IDENTITY = ("run_id", "study_id", "task", "pairing", "agent", "model", "budget_name", "repeat", "attempt",
             "created_at")

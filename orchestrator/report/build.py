@@ -3,30 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from orchestrator.report import binary_tables as bt
-from orchestrator.report import figures, tables
+from orchestrator.report import figures, tables, task_grid
+from orchestrator.report.placement import PLACEMENT_COLUMNS, placement_table, verdicts
 from orchestrator.report.prepare import Prepared, prepare
-from orchestrator.report.render import FigureSpec, Section, TableSpec, render_html, render_markdown
+from orchestrator.report.render import FigureSpec, ReportPaths, Section, TableSpec, write_report
 from orchestrator.report.runs_table import present, validate_runs
 from orchestrator.stats import DEFAULT_KS, MIN_TASKS_FOR_RANGE, Exclusion
-
-
-@dataclass(frozen=True)
-class ReportPaths:
-    """Where the report's files were written."""
-
-    html: Path
-    markdown: Path
-    tables: dict[str, Path]
-    figures: dict[str, Path]
-
-    def all(self) -> list[Path]:
-        return [self.html, self.markdown, *self.tables.values(), *self.figures.values()]
 
 
 def _needs(prep: Prepared, *columns: str) -> str:
@@ -69,7 +56,27 @@ def _compliance(prep: Prepared) -> Section:
             "No verdict columns (eval_labels_in_fit, frame_statistics): every run counts as compliant."
         )
     s.tables.append(TableSpec("compliance", "Compliance counts per pairing", tables.compliance_table(prep)))
+    versions = tables.rule_versions_table(prep)
+    if len(versions):
+        s.tables.append(TableSpec("rule_versions", "Which rule version each verdict came from", versions))
+        for rule, version in versions[["rule", "version"]].itertuples(index=False):
+            change = _rule_change(rule, version)
+            if change:
+                s.notes.append(f"{rule} v{version}: {change}")
+        if versions["re_audited"].sum():
+            s.notes.append(
+                "Re-audited runs: flagged_to_clear and clear_to_flagged count verdicts that moved from the "
+                "version before; the old records stay in the ledger (`sbx show RUN --json`)."
+            )
     return s
+
+
+def _rule_change(rule: str, version: str) -> str | None:
+    """What `version` of `rule` changed, from the rule's module (None for rules sbx does not know)."""
+    from compliance.traces import RULES_BY_NAME
+
+    known = RULES_BY_NAME.get(rule)
+    return known.changes.get(version) if known else None
 
 
 def _sensitivity(prep: Prepared) -> Section:
@@ -176,6 +183,25 @@ def _pass_fail(prep: Prepared) -> Section:
     return s
 
 
+def _tasks(prep: Prepared) -> Section:
+    s = Section("tasks", "Pass/fail by task: tasks x pairings, and grading flakiness")
+    s.skipped = _needs(prep, "outcome")
+    if s.skipped:
+        return s
+    s.intro = (
+        "Each cell: passes / runs with an outcome for that task and pairing (an attempt whose agent failed is "
+        "a fail; a run not graded is missing, never a fail). Flakiness: per task, runs whose delivery was "
+        "graded more than once (grade_repeats) and how many of them the gradings disagreed on; such a "
+        "delivery passes only if every grading passed."
+    )
+    grid = task_grid.task_pass_table(prep)
+    s.figures.append(FigureSpec("task_pass_rates", "Pass rate by task and pairing",
+                                task_grid.pass_rate_heatmap(grid), "tasks by pairings pass-rate heatmap"))
+    s.tables.append(TableSpec("task_pass_rates", "Pass rate by task and pairing", grid))
+    s.tables.append(TableSpec("flakiness", "Grading flakiness by task", task_grid.flakiness_table(prep)))
+    return s
+
+
 def _paired(prep: Prepared) -> Section:
     s = Section("paired", "Paired comparisons by task")
     value = "outcome" if present(prep.runs, "outcome") else "score"
@@ -224,7 +250,7 @@ def _interaction(prep: Prepared) -> Section:
 
 def _budget(prep: Prepared) -> Section:
     s = Section("budget", "Budget use and score")
-    s.skipped = _needs(prep, "cpu_seconds") or ("" if prep.score_column else "needs a score column")
+    s.skipped = _needs(prep, "cpu_seconds_metered") or ("" if prep.score_column else "needs a score column")
     if not s.skipped:
         s.intro = (
             "Within each pairing, Spearman's rank correlation of CPU-seconds used with the score "
@@ -233,6 +259,29 @@ def _budget(prep: Prepared) -> Section:
         s.tables.append(
             TableSpec("budget_correlation", "Rank correlation", tables.budget_correlation_table(prep))
         )
+    return s
+
+
+def _placement(prep: Prepared) -> Section:
+    s = Section("placement", "Where and when runs ran")
+    if not any(present(prep.runs, c) for c in PLACEMENT_COLUMNS.values()):
+        s.skipped = f"needs column {' or '.join(PLACEMENT_COLUMNS.values())}"
+        return s
+    if not present(prep.runs, "outcome") and prep.score_column is None:
+        s.skipped = "needs an outcome or a score"
+        return s
+    frame, value = placement_table(prep)
+    s.intro = (
+        f"Per pairing, does the node or slot a run ran on, or its place in the run order or its start time, "
+        f"explain the spread of {value}"
+        + (" (compliant runs)" if value != "outcome" else "")
+        + "? Values are centred within task first. Node and slot: one-way ANOVA F with a permutation p-value "
+        "(10,000 shuffles) and the share of variance between groups beside the share random grouping gives "
+        "(null_share). Run order and start time: Spearman's rho with a permutation p-value. A check that "
+        "could not run (one node only, no times recorded) says why."
+    )
+    s.tables.append(TableSpec("placement", "Node, slot, run order and start time against the spread", frame))
+    s.notes += verdicts(frame)
     return s
 
 
@@ -272,9 +321,11 @@ _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
     _contrasts,
     _best_of_k,
     _pass_fail,
+    _tasks,
     _paired,
     _interaction,
     _budget,
+    _placement,
     _simple(
         "noise",
         "Scoring noise",
@@ -302,12 +353,23 @@ _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
     _simple(
         "cost",
         "Cost",
-        ("cost_usd", "input_tokens", "cpu_seconds"),
-        "Spend, tokens (cached share = cached input / input), CPU-seconds; "
-        "cost_per_pass_usd counts the spend of failed attempts too.",
+        ("cost_usd", "input_tokens", "cpu_seconds_metered"),
+        "Spend measured by the model gateway at the rate card in force on each run's date, tokens (cached "
+        "share = cached input / input), CPU-seconds. Cost per scored run and per compliant run divide the "
+        "whole spend (failed and flagged attempts were paid for too) by the runs scored, and by those scored "
+        "and compliant; cost_per_pass_usd likewise.",
         "cost",
         tables.cost_table,
         any_of=True,
+    ),
+    _simple(
+        "self_report",
+        "Agents' own usage reports against the gateway's",
+        ("reported_input_tokens", "input_tokens"),
+        "What each agent CLI reported of its own usage, against what the gateway measured of the same calls "
+        "(summed over runs with both; gap = (reported - gateway) / gateway). sbx counts the gateway's.",
+        "self_report_gap",
+        tables.self_report_gap_table,
     ),
 )
 
@@ -351,19 +413,4 @@ def build_report(
             f"Reported score: {prep.score_column or 'none (pass/fail only)'}."
         ),
     ]
-    out_dir = Path(out_dir)
-    (out_dir / "tables").mkdir(parents=True, exist_ok=True)
-    (out_dir / "figures").mkdir(parents=True, exist_ok=True)
-    table_paths: dict[str, Path] = {}
-    figure_paths: dict[str, Path] = {}
-    for s in sections:
-        for t in s.tables:
-            table_paths[t.name] = out_dir / "tables" / f"{t.name}.csv"
-            t.frame.to_csv(table_paths[t.name], index=False)
-        for f in s.figures:
-            figure_paths[f.name] = out_dir / "figures" / f"{f.name}.png"
-            figure_paths[f.name].write_bytes(f.png)
-    html_path, md_path = out_dir / "report.html", out_dir / "summary.md"
-    html_path.write_text(render_html(title, preamble, sections), encoding="utf-8")
-    md_path.write_text(render_markdown(title, preamble, sections), encoding="utf-8")
-    return ReportPaths(html=html_path, markdown=md_path, tables=table_paths, figures=figure_paths)
+    return write_report(out_dir, title, preamble, sections)

@@ -7,6 +7,7 @@ import html
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -37,6 +38,9 @@ class Section:
     figures: list[FigureSpec] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     skipped: str = ""  # why the section could not be built; empty when it was
+    #: a block made by sbx's own code with every value escaped (the paired transcript view), and its Markdown
+    html: str = ""
+    markdown: str = ""
 
 
 def format_cell(value: object) -> str:
@@ -91,6 +95,8 @@ td.num{text-align:right;font-variant-numeric:tabular-nums} th{background:#f4f4f4
 .scroll{overflow-x:auto} .note,.csv{color:#555;font-size:.85em;margin:.2em 0} .skipped{color:#8a6d00}
 figure{margin:1em 0} figure img{max-width:100%} figcaption{color:#555;font-size:.85em}
 nav ul{columns:2;font-size:.9em}
+table.pair td{white-space:pre-wrap;vertical-align:top;max-width:34em;font-family:ui-monospace,monospace;font-size:.8em}
+table.pair tr.first td{background:#fff3cd} table.pair tr.differs td.idx{color:#c62828;font-weight:bold}
 """
 
 #: marks each embedded figure data-rendered="yes" once the browser has decoded it (checked by the tests)
@@ -139,6 +145,8 @@ def render_html(title: str, preamble: list[str], sections: list[Section]) -> str
             )
         for t in s.tables:
             parts.append(_html_table(t))
+        if s.html:
+            parts.append(s.html)
         parts += [f"<p class='note'>{html.escape(n)}</p>" for n in s.notes]
         parts.append("</section>")
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -172,5 +180,40 @@ def render_markdown(title: str, preamble: list[str], sections: list[Section]) ->
             if t.note:
                 out += [t.note, ""]
             out += [_md_table(t.frame), "", f"CSV: `tables/{t.name}.csv`", ""]
+        if s.markdown:
+            out += [s.markdown, ""]
         out += [n + "\n" for n in s.notes]
     return "\n".join(out).rstrip() + "\n"
+
+
+@dataclass(frozen=True)
+class ReportPaths:
+    """Where a report's files were written."""
+
+    html: Path
+    markdown: Path
+    tables: dict[str, Path]
+    figures: dict[str, Path]
+
+    def all(self) -> list[Path]:
+        return [self.html, self.markdown, *self.tables.values(), *self.figures.values()]
+
+
+def write_report(out_dir: Path, title: str, preamble: list[str], sections: list[Section]) -> ReportPaths:
+    """Write report.html (self-contained), summary.md, tables/*.csv and figures/*.png under `out_dir`."""
+    out_dir = Path(out_dir)
+    (out_dir / "tables").mkdir(parents=True, exist_ok=True)
+    (out_dir / "figures").mkdir(parents=True, exist_ok=True)
+    tables: dict[str, Path] = {}
+    figures: dict[str, Path] = {}
+    for s in sections:
+        for t in s.tables:
+            tables[t.name] = out_dir / "tables" / f"{t.name}.csv"
+            t.frame.to_csv(tables[t.name], index=False)
+        for f in s.figures:
+            figures[f.name] = out_dir / "figures" / f"{f.name}.png"
+            figures[f.name].write_bytes(f.png)
+    html_path, md_path = out_dir / "report.html", out_dir / "summary.md"
+    html_path.write_text(render_html(title, preamble, sections), encoding="utf-8")
+    md_path.write_text(render_markdown(title, preamble, sections), encoding="utf-8")
+    return ReportPaths(html_path, md_path, tables, figures)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
@@ -20,8 +21,9 @@ import numpy as np
 import pandas as pd
 
 from orchestrator.failures import DataError
+from orchestrator.stats.exclusion import ALL_RULES
 
-Kind = Literal["text", "int", "float", "bool", "verdict"]
+Kind = Literal["text", "int", "float", "bool", "verdict", "time"]
 
 
 @dataclass(frozen=True)
@@ -43,19 +45,39 @@ SCHEMA: tuple[Column, ...] = (
     Column("failure_class", "text", False, "for failed runs: infra, agent or unscorable"),
     Column("counted", "bool", False, "false for attempts that do not count (infra retries); blank = true"),
     Column("outcome", "bool", False, "pass/fail result for pass/fail tasks (true = pass)"),
+    Column("outcome_reason", "text", False, "why a pass/fail run failed: tests_failed, timeout, agent_failed, ..."),
+    Column("grade_repeats", "int", False, "gradings of the run's delivery (a tests task's grade_repeats)"),
+    Column("gradings_agree", "bool", False, "every grading of the delivery gave the same verdict and test outcomes"),
+    Column("flaky_tests", "int", False, "expected tests whose outcome differed between the gradings"),
     Column("judge_outcome", "bool", False, "a judge's pass/fail verdict, compared with `outcome` by kappa"),
-    Column("eval_score", "float", False, "score on the evaluation split the agent saw (selects best-of-k)"),
+    Column("eval_score", "float", False, "score on the evaluation split, computed by sbx from the scorer's "
+                                         "predictions (selects best-of-k)"),
     Column("holdout_score", "float", False, "score on the holdout the agent never saw (the reported score)"),
     Column("later_score", "float", False, "score of the same artifact on later-period data"),
     Column("holdout_positives", "int", False, "positives in the holdout (for the AUC's Hanley-McNeil SE)"),
     Column("holdout_negatives", "int", False, "negatives in the holdout"),
     Column("eval_labels_in_fit", "verdict", False, "audit verdict: flagged / clear / blank (not audited)"),
     Column("frame_statistics", "verdict", False, "audit verdict: flagged / clear / blank (not audited)"),
-    Column("cpu_seconds", "float", False, "metered CPU-seconds the run used"),
+    Column("eval_features_in_fit", "verdict", False, "audit verdict (reported, not in the default exclusion)"),
+    *(Column(f"{rule}_version", "text", False, f"the {rule} rule version the verdict came from")
+      for rule in ALL_RULES),
+    *(Column(f"{rule}_previous", "verdict", False, f"{rule}'s verdict under the version before (after a re-audit)")
+      for rule in ALL_RULES),
+    Column("cpu_seconds_metered", "float", False, "metered CPU-seconds the run used"),
     Column("cost_usd", "float", False, "model spend of the run in US dollars"),
     Column("input_tokens", "float", False, "input tokens sent to the model, cached ones included"),
     Column("cached_input_tokens", "float", False, "input tokens served from the provider's cache"),
     Column("output_tokens", "float", False, "output tokens, reasoning included"),
+    Column("reasoning_tokens", "float", False, "reasoning (thinking) output tokens"),
+    Column("model_calls", "float", False, "model calls the gateway recorded, refused ones included"),
+    Column("reported_input_tokens", "float", False, "input tokens by the agent CLI's own report"),
+    Column("reported_output_tokens", "float", False, "output tokens by the agent CLI's own report"),
+    Column("reported_cost_usd", "float", False, "cost by the agent CLI's own report (list prices, if any)"),
+    Column("reported_calls", "float", False, "model calls by the agent CLI's own report"),
+    Column("node", "text", False, "the machine the run ran on (the placement checks)"),
+    Column("slot", "text", False, "the slot (its cores) on that machine"),
+    Column("started_at", "time", False, "when the run started: ISO 8601 (no offset: UTC) or unix seconds"),
+    Column("run_order", "int", False, "the run's position in the study's plan, from 0"),
 )
 COLUMNS = {c.name: c for c in SCHEMA}
 OUTCOME_COLUMNS = ("outcome", "eval_score", "holdout_score")
@@ -67,7 +89,7 @@ _CLEAR = {"clear", "false", "0", "0.0", "no"}
 
 
 def _blank(v: object) -> bool:
-    if v is None or v is pd.NA:
+    if v is None or v is pd.NA or v is pd.NaT:
         return True
     if isinstance(v, float) and math.isnan(v):
         return True
@@ -84,6 +106,8 @@ def _parse(value: object, kind: Kind) -> object:
         return None if kind in ("text", "verdict") else np.nan
     if kind == "text":
         return str(value).strip()
+    if kind == "time":
+        return _seconds(value)
     if kind in ("float", "int"):
         if isinstance(value, (bool, np.bool_)):
             raise _BadCell(value, "a number")
@@ -111,6 +135,27 @@ def _parse(value: object, kind: Kind) -> object:
     if text in _CLEAR:
         return "clear"
     raise _BadCell(value, "flagged, clear or blank")
+
+
+def _seconds(value: object) -> float:
+    """A time as unix seconds: a datetime (naive = UTC), ISO 8601 text, or a number of seconds."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        number = float(value)
+    elif isinstance(value, datetime):
+        number = (value if value.tzinfo else value.replace(tzinfo=UTC)).timestamp()
+    else:
+        text = str(value).strip()
+        try:
+            number = float(text)
+        except ValueError:
+            try:
+                moment = datetime.fromisoformat(text)
+            except ValueError:
+                raise _BadCell(value, "an ISO 8601 time or unix seconds") from None
+            number = (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
+    if not math.isfinite(number):
+        raise _BadCell(value, "a finite time")
+    return number
 
 
 def validate_runs(runs: pd.DataFrame, *, source: str = "runs table") -> pd.DataFrame:
@@ -151,7 +196,7 @@ def validate_runs(runs: pd.DataFrame, *, source: str = "runs table") -> pd.DataF
                 raise DataError(
                     f"{source}: column {name!r}, row {row}: expected {bad.expected}, got {bad.value!r}"
                 ) from None
-        dtype = object if column.kind in ("text", "verdict") else np.float64
+        dtype = object if column.kind in ("text", "verdict") else np.float64  # time: unix seconds
         out[name] = pd.Series(parsed, dtype=dtype)
     for name in ("pairing", "task", "repeat"):
         blank = out[name].isna()
@@ -168,11 +213,17 @@ def validate_runs(runs: pd.DataFrame, *, source: str = "runs table") -> pd.DataF
             "(only one counted attempt per repeat; mark retried attempts counted = false)"
         )
     for name in (
-        "cpu_seconds",
+        "cpu_seconds_metered",
         "cost_usd",
         "input_tokens",
         "cached_input_tokens",
         "output_tokens",
+        "reasoning_tokens",
+        "model_calls",
+        "reported_input_tokens",
+        "reported_output_tokens",
+        "reported_cost_usd",
+        "reported_calls",
         "holdout_positives",
         "holdout_negatives",
     ):

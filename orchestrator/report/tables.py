@@ -27,6 +27,7 @@ from orchestrator.stats import (
     summarize_runs,
     wrong_order_probability,
 )
+from orchestrator.stats.exclusion import ALL_RULES
 
 WRONG_ORDER_RS = (1, 3, 10)
 
@@ -221,7 +222,7 @@ def budget_correlation_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd
         row: dict[str, object] = {"pairing": p}
         try:
             rc = rank_correlation(
-                df["cpu_seconds"].to_numpy(float),
+                df["cpu_seconds_metered"].to_numpy(float),
                 df["score"].to_numpy(float),
                 n_resamples=n_resamples,
                 seed=prep.seed_for("budget", p),
@@ -229,7 +230,7 @@ def budget_correlation_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd
             row.update(runs=rc.n, rho=rc.rho, p_value=rc.p_value, note="")
         except ValueError as exc:
             row.update(
-                runs=int((df["cpu_seconds"].notna() & df["score"].notna()).sum()),
+                runs=int((df["cpu_seconds_metered"].notna() & df["score"].notna()).sum()),
                 rho=np.nan,
                 p_value=np.nan,
                 note=str(exc),
@@ -318,7 +319,9 @@ def scoring_noise_table(prep: Prepared) -> pd.DataFrame:
 
 
 def cost_table(prep: Prepared) -> pd.DataFrame:
-    """Per pairing: spend, tokens and cached share, CPU-seconds, and cost per pass where outcomes exist."""
+    """Per pairing: spend, cost per scored and per compliant run, tokens and cached share, CPU-seconds, and
+    cost per pass where outcomes exist. A run's spend counts whether or not it was scored (a failed or
+    flagged attempt was paid for too), so cost per scored run = total spend / scored runs."""
     from orchestrator.stats import cost_per_solved_task
 
     rows = []
@@ -326,15 +329,22 @@ def cost_table(prep: Prepared) -> pd.DataFrame:
         df = prep.of(p)
         row: dict[str, object] = {"pairing": p, "runs": len(df)}
         if "cost_usd" in df:
+            total = df["cost_usd"].sum()
+            scored = df["score"].notna()
+            kept = scored & (df["compliant"] == 1.0)
             row.update(
                 runs_with_cost=int(df["cost_usd"].notna().sum()),
-                total_cost_usd=df["cost_usd"].sum(),
+                total_cost_usd=total,
                 mean_cost_usd=df["cost_usd"].mean(),
+                scored_runs=int(scored.sum()),
+                cost_per_scored_run_usd=total / int(scored.sum()) if scored.any() else np.nan,
+                compliant_runs=int(kept.sum()),
+                cost_per_compliant_run_usd=total / int(kept.sum()) if kept.any() else np.nan,
             )
             if present(prep.runs, "outcome"):
                 cps = cost_per_solved_task(df["cost_usd"].to_numpy(float), df["outcome"].to_numpy(float))
                 row.update(passes=cps.solved, cost_per_pass_usd=cps.value)
-        for col in ("input_tokens", "cached_input_tokens", "output_tokens"):
+        for col in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "model_calls"):
             if col in df:
                 row[f"total_{col}"] = df[col].sum()
         if "input_tokens" in df and "cached_input_tokens" in df:
@@ -343,7 +353,57 @@ def cost_table(prep: Prepared) -> pd.DataFrame:
             row["cached_share"] = (
                 df.loc[both, "cached_input_tokens"].sum() / total_in if total_in > 0 else np.nan
             )
-        if "cpu_seconds" in df:
-            row["mean_cpu_seconds"] = df["cpu_seconds"].mean()
+        if "cpu_seconds_metered" in df:
+            row["mean_cpu_seconds"] = df["cpu_seconds_metered"].mean()
         rows.append(row)
+    return pd.DataFrame(rows)
+
+
+#: the agent CLI's own usage report, beside the gateway's measurement of the same
+SELF_REPORT_PAIRS = (("input_tokens", "reported_input_tokens"), ("output_tokens", "reported_output_tokens"),
+                     ("model_calls", "reported_calls"), ("cost_usd", "reported_cost_usd"))
+
+
+def self_report_gap_table(prep: Prepared) -> pd.DataFrame:
+    """Per pairing: the CLI's self-reported usage against the gateway's, summed over the runs that have
+    both, and the gap (reported - gateway) / gateway. The gateway's numbers are the ones sbx counts."""
+    rows = []
+    for p in prep.pairings:
+        df = prep.of(p)
+        row: dict[str, object] = {"pairing": p}
+        for gateway, reported in SELF_REPORT_PAIRS:
+            if gateway not in df or reported not in df:
+                continue
+            both = df[gateway].notna() & df[reported].notna()
+            g, r = df.loc[both, gateway].sum(), df.loc[both, reported].sum()
+            name = gateway.removesuffix("_usd").removesuffix("_tokens")
+            row[f"runs_{name}"] = int(both.sum())
+            row[f"gateway_{name}"] = g
+            row[f"reported_{name}"] = r
+            row[f"gap_{name}"] = (r - g) / g if both.any() and g > 0 else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def rule_versions_table(prep: Prepared) -> pd.DataFrame:
+    """Per rule and version in force: verdicts, and after a re-audit how they moved from the version before.
+
+    Reads `<rule>_version` and `<rule>_previous` (the ledger's export writes both); empty without them."""
+    rows = []
+    for rule in ALL_RULES:
+        version_col, previous_col = f"{rule}_version", f"{rule}_previous"
+        if rule not in prep.runs or version_col not in prep.runs:
+            continue
+        df = prep.runs[prep.runs[version_col].notna()]
+        for version, group in df.groupby(version_col, sort=True):
+            # a table without the previous-verdict column (a CSV made elsewhere) has no re-audits to show
+            previous = group.get(previous_col, pd.Series(None, index=group.index, dtype=object))
+            now = group[rule]
+            rows.append({
+                "rule": rule, "version": str(version), "runs": len(group),
+                "flagged": int((now == "flagged").sum()), "clear": int((now == "clear").sum()),
+                "re_audited": int(previous.notna().sum()),
+                "flagged_to_clear": int(((previous == "flagged") & (now == "clear")).sum()),
+                "clear_to_flagged": int(((previous == "clear") & (now == "flagged")).sum()),
+            })
     return pd.DataFrame(rows)

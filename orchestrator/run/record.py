@@ -1,4 +1,11 @@
-"""A run's whole record: the ledger row, events and experiments, plus its scores and audit verdicts."""
+"""One record of a run, read by `sbx show`, the export and the report with the same field names.
+
+`run_row` is the flat row (one per attempt): the runs table's columns (orchestrator/report/runs_table.py)
+first, then everything else the ledger knows that fits in a cell. `full_record` is the row plus what does
+not: resources, meta, events, experiments, every dataset's score and every audit record with its evidence,
+and for a tests task its grading (every repeat's verdict) and per-test results.
+Times are unix seconds here; the export writes them as ISO 8601.
+"""
 
 from __future__ import annotations
 
@@ -6,20 +13,151 @@ from typing import Any
 
 from compliance.records import is_compliant
 from compliance.store import load_records
-from orchestrator.ledger import Ledger
-from orchestrator.scoring.store import load_scores, show_fields
+from compliance.traces import RULES
+from orchestrator.ledger import Ledger, ModelUsage, RunOutcome, RunRecord, ScoreResult
+
+#: the verdict columns, one per compliance rule
+RULE_COLUMNS: tuple[str, ...] = tuple(r.name for r in RULES)
+#: run columns that are times (unix seconds in the ledger; ISO 8601 in exports)
+TIME_COLUMNS = ("created_at", "started_at", "ended_at")
+
+
+def _delivered_eval_score(run: RunRecord, experiments: list[dict[str, Any]]) -> float | None:
+    """The eval score the agent saw for the version it delivered: what its last experiment on that train.py
+    printed (the agent's own claim, kept as reported; a value outside [0, 1] is no score)."""
+    best = None
+    for x in experiments:
+        score = x["eval_score"]
+        if x["train_sha256"] == run.delivered_sha256 and score is not None and 0.0 <= score <= 1.0:
+            best = score
+    return best
+
+
+def _first(*values: float | None) -> float | None:
+    return next((v for v in values if v is not None), None)
+
+
+def _scoring_error(h: ScoreResult | None) -> str | None:
+    if h is None or h.status != "unscorable":
+        return None
+    lines = (h.detail or "").strip().splitlines()
+    return f"{h.reason}: {lines[-1]}" if lines else h.reason
+
+
+def _reported(m: ModelUsage | None, key: str) -> Any:
+    """A number from the CLI's own usage report (None when it printed no complete one)."""
+    if m is None or not m.self_report.get("complete"):
+        return None
+    return m.self_report.get(key)
+
+
+def _outcome(run: RunRecord, o: RunOutcome | None) -> tuple[bool | None, str | None]:
+    """A tests task's pass/fail: its grading's; an attempt whose agent failed (crashed, broke a limit,
+    delivered nothing) is a fail without grading. None: an ml task, or not graded yet, or not counted."""
+    if o is not None:
+        return o.passed, o.reason
+    if run.meta.get("task_kind") == "tests" and run.failure_class is not None and str(run.failure_class) == "agent":
+        return False, "agent_failed"
+    return None, None
+
+
+def _rule_versions(ledger: Ledger, run_id: str) -> dict[str, str | None]:
+    """Per rule: the version of the verdict in force (`<rule>_version`) and, after a re-audit under a newer
+    version, the verdict the version before gave (`<rule>_previous`), so a report can say what changed."""
+    out: dict[str, str | None] = {}
+    history = ledger.audit_history(run_id)
+    for rule in RULE_COLUMNS:
+        records = [r for r in history if r.rule == rule]
+        latest = records[-1] if records else None
+        older = [r for r in records if latest is not None and r.rule_version != latest.rule_version]
+        out[f"{rule}_version"] = latest.rule_version if latest else None
+        out[f"{rule}_previous"] = older[-1].verdict if older else None
+    return out
+
+
+def run_row(ledger: Ledger, run_id: str) -> dict[str, Any]:
+    """The flat record of one attempt (see the module docstring)."""
+    return _row(ledger, ledger.get_run(run_id), [x.to_json() for x in ledger.experiments(run_id)])
+
+
+def _row(ledger: Ledger, run: RunRecord, experiments: list[dict[str, Any]]) -> dict[str, Any]:
+    scores = ledger.scores(run.run_id)
+    audits = load_records(ledger, run.run_id)
+    verdicts = {a.rule: a.final_verdict for a in audits}
+    h, later = scores.get("holdout"), scores.get("later")
+    m = ledger.model_usage(run.run_id)
+    o = ledger.outcome(run.run_id)
+    passed, outcome_reason = _outcome(run, o)
+    return {
+        # the runs table's columns (orchestrator/report/runs_table.py), in its order
+        "pairing": run.pairing, "agent": run.agent, "model": run.model, "task": run.task, "repeat": run.repeat,
+        "status": str(run.status), "failure_class": str(run.failure_class) if run.failure_class else None,
+        # a tests task's graded pass/fail (None: not graded, or an ml task)
+        "counted": run.counted, "outcome": passed,
+        # computed by sbx from the scorer's predictions on the evaluation rows: what best-of-k ranks by
+        "eval_score": h.eval_score if h else None,
+        "holdout_score": h.auc if h else None, "later_score": later.auc if later else None,
+        "holdout_positives": h.positives if h else None,
+        "holdout_negatives": (h.n - h.positives) if h and h.n is not None and h.positives is not None else None,
+        **{rule: verdicts.get(rule) for rule in RULE_COLUMNS},
+        "compliant": is_compliant(audits) if audits else None,
+        "cpu_seconds_metered": run.cpu_seconds_metered,
+        # what the gateway measured of the run's model calls (None: the run talked to no model)
+        "cost_usd": m.cost_usd if m else None, "input_tokens": m.input_tokens if m else None,
+        "cached_input_tokens": m.cached_input_tokens if m else None,
+        "output_tokens": m.output_tokens if m else None, "reasoning_tokens": m.reasoning_tokens if m else None,
+        "model_calls": m.calls if m else None,
+        # the CLI's own report of the same (never trusted; the gap is in the report)
+        "reported_input_tokens": _reported(m, "input_tokens"), "reported_output_tokens": _reported(m, "output_tokens"),
+        "reported_cost_usd": _reported(m, "cost_usd"), "reported_calls": _reported(m, "calls"),
+        # beyond the report's columns
+        "outcome_reason": outcome_reason, "grade_repeats": o.repeats if o else None,
+        "gradings_passed": sum(g.passed for g in o.gradings) if o else None,
+        "gradings_agree": o.agree if o else None, "flaky_tests": len(o.flaky) if o else None,
+        "run_id": run.run_id, "study_id": run.study_id, "study_name": run.study_name,
+        "budget_name": run.budget_name, "attempt": run.attempt, "retry_of": run.retry_of,
+        "failure_reason": run.failure_reason, "stop_reason": run.stop_reason,
+        "cpu_seconds_container": run.cpu_seconds_container, "wall_seconds": run.wall_seconds,
+        "experiments_counted": run.experiments_counted, "experiments_refused": run.experiments_refused,
+        "holdout_ap": h.ap if h else None, "holdout_score_se": h.auc_se if h else None,
+        "later_ap": later.ap if later else None, "scoring_error": _scoring_error(h),
+        # the agent's own eval score for what it delivered (its last experiment's printed line), else the
+        # one train.py printed when the scorer retrained it: reported, never used to rank
+        "eval_score_reported": _first(_delivered_eval_score(run, experiments), h.eval_score_reported if h else None),
+        "scorer_cpu_seconds": h.cpu_seconds if h else None, "scorer_cpu_limit_s": h.cpu_limit_s if h else None,
+        "withheld_files": h.withheld_count if h else None, "batch_fresh_check": h.fresh_check if h else None,
+        "batch_rows_checked": h.rows_checked if h else None, "batch_rows_changed": h.rows_changed if h else None,
+        "batch_max_abs_change": h.max_abs_change if h else None, "batch_dependent": h.batch_dependent if h else None,
+        "delivered_sha256": run.delivered_sha256, "commits": run.commits, "image": run.image,
+        "agent_exit_code": run.agent_exit_code, "artifact_manifest": run.artifact_manifest,
+        "node": run.node, "slot": run.slot, "run_order": run.meta.get("order"), "container_id": run.container_id,
+        "endpoint": m.endpoint if m else None, "agent_version": m.agent_version if m else None,
+        "model_calls_refused": m.refused if m else None, "model_provider_errors": m.provider_errors if m else None,
+        "cache_write_tokens": m.cache_write_tokens if m else None,
+        **_rule_versions(ledger, run.run_id),
+        **{t: getattr(run, t) for t in TIME_COLUMNS},
+    }
 
 
 def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
-    """`run_record_json` plus `holdout_auc`, `holdout_ap`, `holdout_auc_se`, `batch_dependent`,
-    `scoring_error`, `scores` (every dataset), `compliance` (rule -> verdict after overrides) and
-    `compliant` (None until audited)."""
-    record = ledger.run_record_json(run_id)
-    with ledger.connection() as conn:
-        scores = load_scores(conn, run_id)
-        audits = load_records(conn, run_id)
-    record.update(show_fields(scores))
-    record["scores"] = {name: s.to_json() for name, s in scores.items()}
-    record["compliance"] = {a.rule: a.final_verdict for a in audits}
-    record["compliant"] = is_compliant(audits) if audits else None
+    """`run_row` plus resources, meta, events, experiments, every score and every audit record."""
+    run = ledger.get_run(run_id)
+    experiments = [x.to_json() for x in ledger.experiments(run_id)]
+    record = _row(ledger, run, experiments)
+    record["resources"], record["meta"] = run.resources, run.meta
+    record["events"] = [e.to_json() for e in ledger.events(run_id)]
+    record["experiments"] = experiments
+    record["scores"] = {name: s.to_json() for name, s in ledger.scores(run_id).items()}
+    record["audits"] = [a.model_dump(mode="json", exclude={"run_id"}) | {"final_verdict": a.final_verdict}
+                        for a in load_records(ledger, run_id)]
+    usage = ledger.model_usage(run_id)
+    record["model_usage"] = usage.to_json() if usage else None
+    outcome = ledger.outcome(run_id)
+    record["grading"] = outcome.summary() if outcome else None
+    record["test_results"] = ([{"repeat": g.repeat, "test": t, "outcome": r} for g in outcome.gradings
+                               for t, r in g.tests.items()] if outcome else None)
     return record
+
+
+def study_rows(ledger: Ledger, study_id: str) -> list[dict[str, Any]]:
+    return [run_row(ledger, r.run_id) for r in ledger.list_runs(study_id=study_id)]

@@ -1,7 +1,10 @@
 """Stop conditions of a run, and what each stop means for the attempt.
 
 The watchdog is pure: it is fed observations by the run loop and answers with a stop, so every rule is
-tested without a container. Each stop becomes an event with its reason.
+tested without a container. Each stop becomes an event with its reason. Every observation comes from the
+host (output bytes counted by the host's reader, CPU from the host's cgroup counters, disk use walked on
+the host's side of the workspace volume), each gathered apart (run/probes.py), so no single stuck
+operation stops the others from being checked; a workspace that cannot be measured counts as over its cap.
 """
 
 from __future__ import annotations
@@ -58,7 +61,9 @@ class Watchdog:
             self.last_activity = now
         self.last_cpu = max(self.last_cpu, container_cpu)
 
-    def check(self, now: float, workspace_kb: int | None = None) -> Stop | None:
+    def check(self, now: float, workspace_kb: int | None = None, unmeasured: str | None = None) -> Stop | None:
+        """The stop due at `now`, if any. `workspace_kb` is the workspace's latest measured use; `unmeasured`
+        says why the workspace could not be measured (it then counts as over the cap)."""
         elapsed = now - self.started
         if elapsed > self.budget.wall_clock_minutes * 60:
             return Stop(StopReason.WALL_CLOCK, f"wall clock of {self.budget.wall_clock_minutes:g} min reached")
@@ -67,4 +72,7 @@ class Watchdog:
             return Stop(StopReason.STALL, f"no output and no CPU for {idle:.0f}s (limit {self.budget.stall_seconds:g}s)")
         if workspace_kb is not None and workspace_kb > self.budget.disk_mb * 1024:
             return Stop(StopReason.DISK_CAP, f"workspace uses {workspace_kb // 1024} MB (cap {self.budget.disk_mb} MB)")
+        if unmeasured:
+            return Stop(StopReason.DISK_CAP, f"the workspace could not be measured ({unmeasured}); "
+                                             f"counted as over the cap of {self.budget.disk_mb} MB")
         return None

@@ -17,6 +17,7 @@ import errno
 import os
 import signal
 import time
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -35,7 +36,7 @@ class CgroupNode(Protocol):
     def pids(self) -> list[int]: ...
     def add(self, pid: int) -> None: ...
     def child(self, name: str) -> CgroupNode: ...
-    def kill_all(self) -> int: ...
+    def kill_all(self, spare: Collection[int] = ()) -> int: ...
     def remove(self) -> None: ...
     def exists(self) -> bool: ...
 
@@ -131,7 +132,9 @@ class V1Node:
                 raise CgroupError(f"cannot create cgroup {p}: {exc.strerror}") from None
         return node
 
-    def kill_all(self) -> int:
+    def kill_all(self, spare: Collection[int] = ()) -> int:
+        """SIGKILL every process in this group and below, but those in `spare`, frozen first (a fork bomb
+        cannot outrun the kill)."""
         state = self.freezer / "freezer.state"
         _write(state, "FROZEN")
         end = time.monotonic() + 5
@@ -139,7 +142,7 @@ class V1Node:
             time.sleep(0.005)
         try:
             # Processes moved into cpuacct children sit in the matching freezer children too.
-            return _kill_pids(sorted(set(_procs_under(self.freezer)) | set(_procs_under(self.cpuacct))))
+            return _kill_pids(sorted((set(_procs_under(self.freezer)) | set(_procs_under(self.cpuacct))) - set(spare)))
         finally:
             _write(state, "THAWED")
 
@@ -180,14 +183,16 @@ class V2Node:
             raise CgroupError(f"cannot create cgroup {node.path}: {exc.strerror}") from None
         return node
 
-    def kill_all(self) -> int:
+    def kill_all(self, spare: Collection[int] = ()) -> int:
+        """SIGKILL every process in this group and below but those in `spare` (`cgroup.kill` when nothing is
+        spared; else frozen first, then each pid)."""
         pids = self.pids()
-        if (self.path / "cgroup.kill").exists():
+        if not spare and (self.path / "cgroup.kill").exists():
             _write(self.path / "cgroup.kill", "1")  # the kernel kills the whole subtree, forks included
             return len(pids)
         _write(self.path / "cgroup.freeze", "1")
         try:
-            return _kill_pids(self.pids())
+            return _kill_pids(sorted(set(self.pids()) - set(spare)))
         finally:
             _write(self.path / "cgroup.freeze", "0")
 

@@ -17,7 +17,6 @@ import re
 import shutil
 import tarfile
 import time
-import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -25,12 +24,12 @@ from typing import Any, Literal
 
 import docker
 import docker.errors
-import docker.types
 import requests.exceptions
 
 from orchestrator.failures import CopyOutError, CopyOutTimeout, EngineUnavailable, ImageError
 from orchestrator.log import get_logger, timed
 from orchestrator.sandbox import safetar
+from orchestrator.sandbox.container import Box, ContainerSpec, Mount, create_box
 from orchestrator.sandbox.safetar import Skip, TarCaps
 
 log = get_logger(__name__)
@@ -189,34 +188,30 @@ def _copier_config(limits: CopyLimits) -> dict[str, Any]:
     }
 
 
-def _create_copier(client: docker.DockerClient, image: str, volume_name: str, limits: CopyLimits,
-                   labels: Mapping[str, str]) -> Any:
+def _copier_spec(image: str, volume_name: str, limits: CopyLimits, run_id: str, study_id: str) -> ContainerSpec:
     tmpfs_opts = "mode=0700,uid=1000,gid=1000,noexec,nosuid,nodev"
-    return client.containers.create(
-        image, ["python3", "-I", "-S", "-c", COPIER_SOURCE, json.dumps(_copier_config(limits))],
-        name=f"sbx-copier-{uuid.uuid4().hex[:10]}", user="1000:1000", working_dir="/",
-        network_mode="none", cap_drop=["ALL"], security_opt=["no-new-privileges"], read_only=True,
-        init=True, pids_limit=64, nano_cpus=1_000_000_000,
-        mem_limit=limits.memory_bytes, memswap_limit=limits.memory_bytes,
+    return ContainerSpec(
+        kind="copier", image=image, command=["python3", "-I", "-S", "-c", COPIER_SOURCE,
+                                             json.dumps(_copier_config(limits))],
+        user="1000:1000", workdir="/", cpus=1, pids=64, memory_bytes=limits.memory_bytes,
         tmpfs={"/out": f"size={limits.out_tmpfs_bytes},{tmpfs_opts}",
                "/tmp": f"size={limits.tmp_tmpfs_bytes},{tmpfs_opts}"},
-        mounts=[docker.types.Mount("/workspace", volume_name, type="volume", read_only=True, no_copy=True)],
-        labels={"sbx.kind": "copier", "sbx.volume": volume_name, **labels},
-        log_config=docker.types.LogConfig(type="json-file", config={"max-size": "1m"}),
+        mounts=[Mount("/workspace", volume_name, type="volume", read_only=True, no_copy=True)],
+        run_id=run_id, study_id=study_id, labels={"sbx.volume": volume_name}, keep_log=True,
+        deadline_s=limits.timeout_s + 60,
     )
 
 
-def _wait_ready(container: Any, deadline: float) -> None:
+def _wait_ready(box: Box, deadline: float) -> None:
     pause = 0.05
     while True:
-        out = container.logs(stdout=True, stderr=True).decode("utf-8", "replace")
+        out = box.logs()
         for line in out.splitlines():
             if line == "READY":
                 return
             if line.startswith("FAILED"):
                 raise CopyOutError(f"the copier failed: {line[7:][:500]}")
-        container.reload()
-        if container.status in ("exited", "dead"):
+        if box.status() in ("exited", "dead"):
             raise CopyOutError(f"the copier exited before it was ready: {out[-500:]}")
         if time.monotonic() > deadline:
             raise CopyOutTimeout("the copier was not ready within the copy-out time limit")
@@ -264,9 +259,9 @@ def _close_stream(chunks: Any) -> None:
         response.close()
 
 
-def _stream_copy(client: docker.DockerClient, container: Any, dest: Path, limits: CopyLimits,
+def _stream_copy(client: docker.DockerClient, box: Box, dest: Path, limits: CopyLimits,
                  deadline: float) -> tuple[safetar.Extracted, int]:
-    exec_id = client.api.exec_create(container.id, ["cat", "/out/copy.tar"], stdout=True, stderr=True,
+    exec_id = client.api.exec_create(box.id, ["cat", "/out/copy.tar"], stdout=True, stderr=True,
                                      user="1000:1000")["Id"]
     chunks = client.api.exec_start(exec_id, stream=True, demux=True)
     stream = CappedStream(iter(chunks), limits.stream_cap, deadline)
@@ -370,7 +365,8 @@ def copy_out_workspace(
     *,
     image: str,
     limits: CopyLimits = CopyLimits(),
-    labels: Mapping[str, str] | None = None,
+    run_id: str = "",
+    study_id: str = "",
 ) -> CopyOutResult:
     """Copy the workspace in `volume_name` into `dest_dir` (new or empty), with its git history.
 
@@ -383,16 +379,16 @@ def copy_out_workspace(
     start = time.monotonic()
     deadline = start + limits.timeout_s
     created = _prepare_dest(dest)
-    container = None
+    box: Box | None = None
     ok = False
     try:
         with timed(log, "copyout.run", volume=volume_name) as extra:
             try:
                 _check_volume(client, volume_name)
-                container = _create_copier(client, image, volume_name, limits, labels or {})
-                container.start()
-                _wait_ready(container, deadline)
-                extracted, bytes_read = _stream_copy(client, container, dest, limits, deadline)
+                box = create_box(client, _copier_spec(image, volume_name, limits, run_id, study_id))
+                box.start()
+                _wait_ready(box, deadline)
+                extracted, bytes_read = _stream_copy(client, box, dest, limits, deadline)
             except docker.errors.ImageNotFound as exc:
                 raise ImageError(f"copier image {image!r} not found: {exc.explanation}") from None
             except docker.errors.APIError as exc:
@@ -410,13 +406,8 @@ def copy_out_workspace(
         ok = True
         return result
     finally:
-        if container is not None:
-            try:
-                container.remove(force=True)
-            except docker.errors.NotFound:
-                pass
-            except (docker.errors.APIError, requests.exceptions.RequestException) as exc:
-                log.warning("copyout.cleanup_failed", container=container.name, error=str(exc))
+        if box is not None:
+            box.remove()
         if not ok:
             _discard(dest, created)
 

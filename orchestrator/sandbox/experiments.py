@@ -5,29 +5,36 @@ reserves a number under a lock (so concurrent calls can never pass the limit), r
 as the agent user in a fresh per-experiment cgroup under `py`, kills that whole cgroup at the time limit
 (a `setsid` child dies with it), and records n, commit, train.py's hash, eval score, status, seconds and
 CPU-seconds. Crashes, timeouts and OOMs count; refusals are recorded but not counted.
+
+What the experiment ran is read by the host from the workspace volume as plain files (`hostfs`,
+`gitread`): no git, no command in the container, so nothing the agent put in `.gitattributes`, hooks or
+config runs, and nothing it stops can hang the service. The first `REFUSALS_RECORDED` refusals are
+recorded one by one; past them a request that can only be refused is answered at once in the accepting
+thread and counted (`on_refusals` at close), so a flood costs the host an accept and a send per request.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import secrets
 import socket
 import threading
 import time
 from collections.abc import Callable
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-import docker
-import docker.errors
-
-from orchestrator.engine import exec_stream
 from orchestrator.log import get_logger
-from orchestrator.sandbox.cgroups import CgroupLayout, oom_kills
+from orchestrator.sandbox.container import Box
+from orchestrator.sandbox.gitread import differs_from_commit, read_head
+from orchestrator.sandbox.hostfs import HostTree
 from orchestrator.sandbox.meter import EventSink, Meter, serve_unix
+from orchestrator.sandbox.process import ContainerProcess, TailBuffer
 from orchestrator.specs import Budget
 
 log = get_logger(__name__)
@@ -36,6 +43,20 @@ EXPERIMENT_SOCKET = "experiments.sock"
 PYTHON = "/opt/sbx/venv/bin/python"
 _TAIL = 4000
 _TRAIN_MAX_BYTES = 1 << 20
+#: refusals recorded one by one (a row and an event each); past them refusals are counted in bulk
+REFUSALS_RECORDED = 100
+
+
+def parse_score(pattern: re.Pattern[str], text: str) -> float | None:
+    """The number the task's eval line printed, when there is one and it is finite."""
+    m = pattern.search(text)
+    if m is None:
+        return None
+    try:
+        value = float(m.group(1))
+    except (ValueError, IndexError):
+        return None
+    return value if math.isfinite(value) else None
 
 
 @dataclass
@@ -59,10 +80,7 @@ class ExperimentRecord:
 class ExperimentService:
     def __init__(
         self,
-        client: docker.DockerClient,
-        container: Any,
-        container_pid: int,
-        layout: CgroupLayout,
+        box: Box,
         meter: Meter,
         budget: Budget,
         eval_line: str,
@@ -70,9 +88,12 @@ class ExperimentService:
         sock_dir: Path,
         on_event: EventSink,
         on_record: Callable[[ExperimentRecord, bytes | None], None],
+        workspace: HostTree,
+        on_refusals: Callable[[int, dict[str, Any]], None] | None = None,
     ) -> None:
-        self.client, self.container, self.container_pid = client, container, container_pid
-        self.layout, self.meter, self.budget = layout, meter, budget
+        self.box, self.meter, self.budget = box, meter, budget
+        self.workspace = workspace
+        self.on_refusals = on_refusals
         self.eval_line = re.compile(eval_line)
         self.metric = metric
         self.sock_dir, self.on_event, self.on_record = sock_dir, on_event, on_record
@@ -81,11 +102,15 @@ class ExperimentService:
         self.counted = 0
         self.refused = 0
         self.records: list[ExperimentRecord] = []
-        self._server = None
+        #: refusals past REFUSALS_RECORDED, by reason (counted, not recorded one by one)
+        self.bulk_refusals: Counter[str] = Counter()
+        self._server: Any = None
         self._closed = False
 
     def start(self) -> None:
-        self._server = serve_unix(self.sock_dir / EXPERIMENT_SOCKET, self._on_request, name="sbx-experiments")
+        self._server = serve_unix(self.sock_dir / EXPERIMENT_SOCKET, self._on_request, name="sbx-experiments",
+                                  quick=self._quick_refusal)
+        log.info("experiments.start", socket=str(self.sock_dir / EXPERIMENT_SOCKET))
 
     def close(self) -> None:
         with self._lock:
@@ -94,6 +119,36 @@ class ExperimentService:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
+        with self._lock:
+            bulk, self.bulk_refusals = dict(self.bulk_refusals), Counter()
+        if bulk and self.on_refusals is not None:
+            try:
+                self.on_refusals(sum(bulk.values()), {"reasons": bulk, "recorded_singly": REFUSALS_RECORDED})
+            except Exception as exc:  # noqa: BLE001 - the count is logged; the run goes on to its end
+                log.error("experiments.bulk_refusals_not_recorded", count=sum(bulk.values()), error=str(exc)[:500])
+
+    def _refusal_reason(self) -> str:
+        """Why a request now can only be refused ('' when it might run). Call with the lock held."""
+        if self._closed:
+            return "the run is ending"
+        if self.meter.state.exhausted:
+            return "the CPU budget of this run is spent"
+        if self.counted >= self.budget.experiments:
+            return f"all {self.budget.experiments} experiments are spent"
+        return ""
+
+    def _quick_refusal(self) -> bytes | None:
+        """Past the refusals recorded one by one: answer a request that can only be refused, and count it."""
+        with self._lock:
+            if self.refused < REFUSALS_RECORDED:
+                return None
+            why = self._refusal_reason()
+            if not why:
+                return None
+            self.refused += 1
+            self.bulk_refusals[why] += 1
+        return json.dumps({"n": None, "status": "refused", "counted": False, "reason": why,
+                           f"eval_{self.metric}": None, "remaining": 0}).encode() + b"\n"
 
     # --- protocol ------------------------------------------------------------------------------------
 
@@ -116,39 +171,36 @@ class ExperimentService:
 
     def _reserve(self) -> tuple[int | None, str]:
         with self._lock:
-            if self._closed:
-                return None, "the run is ending"
-            if self.meter.state.exhausted:
-                return None, "the CPU budget of this run is spent"
-            if self.counted >= self.budget.experiments:
-                return None, f"all {self.budget.experiments} experiments are spent"
+            why = self._refusal_reason()
+            if why:
+                self.refused += 1
+                return None, why
             self.counted += 1
             return self.counted, ""
 
     def run(self, note: str = "") -> ExperimentRecord:
         n, why = self._reserve()
         if n is None:
-            with self._lock:
-                self.refused += 1
             record = ExperimentRecord(n=None, status="refused", counted=False, reason=why, note=note, started_at=time.time())
-            self.on_event("experiment_refused", {"reason": why})
-            self._finish(record, None)
+            with self._lock:
+                singly = self.refused <= REFUSALS_RECORDED
+                if not singly:
+                    self.bulk_refusals[why] += 1
+            if singly:
+                self.on_event("experiment_refused", {"reason": why})
+                self._finish(record, None)
             return record
         with self._slots:
             return self._execute(n, note)
 
-    def _exec_text(self, cmd: list[str]) -> tuple[int, bytes]:
-        result = self.container.exec_run(cmd, user="agent", workdir="/workspace", demux=False)
-        return result.exit_code, result.output or b""
-
     def _snapshot(self) -> tuple[str | None, bool | None, bytes | None]:
-        """HEAD's sha, whether train.py differs from HEAD, and train.py's bytes as the experiment saw them."""
-        git = ["git", "-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null"]
-        code, out = self._exec_text([*git, "rev-parse", "--verify", "-q", "HEAD"])
-        commit = out.decode(errors="replace").strip() if code == 0 else None
-        code_diff, _ = self._exec_text([*git, "diff", "--quiet", "HEAD", "--", "train.py"])
-        code_cat, body = self._exec_text(["head", "-c", str(_TRAIN_MAX_BYTES), "--", "train.py"])
-        return commit, (code_diff != 0) if commit else None, body if code_cat == 0 else None
+        """HEAD's sha, whether train.py differs from HEAD, and train.py's bytes as the experiment saw them, read
+        by the host as plain files (None where that cannot be known: a link, a FIFO, over 1 MiB, packed)."""
+        head = read_head(self.workspace).commit
+        train = self.workspace.read_file("train.py", _TRAIN_MAX_BYTES)
+        body = train.data if train is not None and not train.truncated else None
+        dirty = differs_from_commit(self.workspace, head, "train.py", body) if head and body is not None else None
+        return head, dirty, body
 
     def _execute(self, n: int, note: str) -> ExperimentRecord:
         commit, dirty, train_bytes = self._snapshot()
@@ -157,76 +209,45 @@ class ExperimentService:
                                   started_at=time.time())
         cg = self.meter.py.child(f"exp-{n}")
         token = secrets.token_hex(16).encode()
-        api = self.client.api
-        exec_id = api.exec_create(
-            self.container.id, [PYTHON, "train.py"], user="agent", workdir="/workspace",
-            environment={"SBX_GATE_TOKEN": token.decode(), "SBX_EXPERIMENT": str(n), "HOME": "/home/agent"},
-        )["Id"]
+        output = TailBuffer(_TAIL)
+        proc = ContainerProcess(
+            self.box, [PYTHON, "train.py"], user="agent", workdir="/workspace", sink=output,
+            env={"SBX_GATE_TOKEN": token.decode(), "SBX_EXPERIMENT": str(n), "HOME": "/home/agent"},
+            oom_counter=self.box.oom_kills,
+        )
 
         def place(pid: int) -> str | None:
             # Only the exec's own process joins the experiment's cgroup; an impostor holding the token does not.
-            if api.exec_inspect(exec_id).get("Pid") != pid:
+            if proc.pid(wait_s=0) != pid:
                 self.on_event("experiment_token_misuse", {"n": n, "pid": pid})
                 return None
             cg.add(pid)
             return cg.name
 
+        def timeout() -> None:
+            cg.kill_all()
+            self.on_event("experiment_timeout", {"n": n, "limit_s": self.budget.experiment_timeout_s})
+
         self.meter.placements[token] = place
-        ooms_before = oom_kills(self.layout, self.container_pid)
-        output = bytearray()
-        total_out = 0
-
-        def reader() -> None:
-            nonlocal total_out
-            try:
-                for chunk in exec_stream(self.client, exec_id):
-                    total_out += len(chunk)
-                    output.extend(chunk)
-                    del output[:-_TAIL]
-            except (docker.errors.APIError, OSError):
-                pass
-
-        start = time.monotonic()
-        thread = threading.Thread(target=reader, name=f"sbx-exp-{n}", daemon=True)
-        thread.start()
-        timed_out = False
-        info: dict[str, Any] = {}
-        while True:
-            time.sleep(0.05)
-            info = api.exec_inspect(exec_id)
-            if info.get("Pid") and not info.get("Running"):
-                break
-            if time.monotonic() - start > self.budget.experiment_timeout_s:
-                timed_out = True
-                cg.kill_all()
-                self.on_event("experiment_timeout", {"n": n, "limit_s": self.budget.experiment_timeout_s})
-                deadline = time.monotonic() + 10
-                while api.exec_inspect(exec_id).get("Running") and time.monotonic() < deadline:
-                    time.sleep(0.05)
-                info = api.exec_inspect(exec_id)
-                break
-        record.seconds = round(time.monotonic() - start, 3)
+        proc.start()
+        end = proc.wait(self.budget.experiment_timeout_s, on_timeout=timeout)
+        record.seconds = end.seconds
         leftovers = cg.kill_all() if cg.pids() else 0  # children that outlived train.py (e.g. setsid) die here
         if leftovers:
             self.on_event("experiment_leftovers_killed", {"n": n, "processes": leftovers})
-        thread.join(timeout=5)
         self.meter.placements.pop(token, None)
         try:
             record.cpu_seconds = round(cg.usage_seconds(), 3)
         except OSError:
             pass
         cg.remove()
-        record.exit_code = info.get("ExitCode")
-        text = output.decode(errors="replace")
-        record.output_tail = text[-_TAIL:]
-        if total_out > _TAIL:
-            record.output_tail = f"[{total_out - _TAIL} bytes cut]\n" + record.output_tail
-        m = self.eval_line.search(text)
-        record.eval_score = float(m.group(1)) if m else None
-        ooms_after = oom_kills(self.layout, self.container_pid)
-        if timed_out:
+        record.exit_code = end.exit_code
+        text = output.raw().decode(errors="replace")
+        record.output_tail = output.text()
+        record.eval_score = parse_score(self.eval_line, text)
+        if end.timed_out:
             record.status = "timeout"
-        elif ooms_after > ooms_before >= 0 and record.exit_code not in (0, None):
+        elif end.oom:
             record.status = "oom"
         elif record.exit_code == 0:
             record.status = "ok"
@@ -242,4 +263,9 @@ class ExperimentService:
     def _finish(self, record: ExperimentRecord, train_bytes: bytes | None) -> None:
         with self._lock:
             self.records.append(record)
-        self.on_record(record, train_bytes)
+        try:
+            self.on_record(record, train_bytes)
+        except Exception as exc:  # noqa: BLE001 - the agent still gets its answer; the loss is an event
+            log.error("experiment.record_failed", n=record.n, error=f"{type(exc).__name__}: {exc}"[:500])
+            self.on_event("experiment_record_failed", {"n": record.n, "status": record.status,
+                                                       "error": f"{type(exc).__name__}: {exc}"[:500]})

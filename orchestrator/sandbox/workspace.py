@@ -1,5 +1,8 @@
 """The agent's workspace: the task's repo as a git repository on its own branch, plus the visible data.
 
+A `tests` task (a coding task graded by hidden tests) gets its repo with the instruction (the issue text)
+as `program.md` at the root, committed with it, and no data; its hidden tests are never in the workspace.
+
 Built on the host from trusted files only (the task bundle and the prepared data) and shipped into the
 container as a tar stream owned by the agent user, so no host path is ever mounted into the sandbox.
 """
@@ -14,8 +17,9 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from orchestrator.failures import DataError
+from orchestrator.failures import ConfigError, DataError
 from orchestrator.specs import Budget, TaskSpec
+from orchestrator.specs.task import TestsTaskSpec
 
 AGENT_UID = 1000
 WORKSPACE = "/workspace"
@@ -46,13 +50,18 @@ def _git(repo: Path, *args: str) -> str:
     return proc.stdout.strip()
 
 
-def build_workspace(task: TaskSpec, budget: Budget, dest: Path, branch: str, data_dir: Path | None = None) -> str:
+#: where a tests task's instruction goes in the workspace (the agents' prompt says "Read program.md")
+INSTRUCTION_FILE = "program.md"
+
+
+def build_workspace(task: TaskSpec | TestsTaskSpec, budget: Budget, dest: Path, branch: str, data_dir: Path) -> str:
     """Lay out the workspace in `dest` (a new folder): repo files committed on `branch`, data beside them.
 
     Returns the starting commit's sha. Data files are gitignored and copied, not committed.
     """
-    data_dir = data_dir or task.data_dir()
     shutil.copytree(task.repo_dir, dest, symlinks=False)
+    if isinstance(task, TestsTaskSpec):
+        return _tests_workspace(task, budget, dest, branch)
     (dest / "BUDGET.md").write_text(budget_markdown(budget))
     _git(dest, "init", "-q", "-b", branch)
     _git(dest, "add", "-A")
@@ -64,6 +73,19 @@ def build_workspace(task: TaskSpec, budget: Budget, dest: Path, branch: str, dat
         target = dest / role.to
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src, target)
+    return _git(dest, "rev-parse", "HEAD")
+
+
+def _tests_workspace(task: TestsTaskSpec, budget: Budget, dest: Path, branch: str) -> str:
+    """A tests task's workspace: its repo plus the instruction as program.md and BUDGET.md, committed."""
+    target = dest / INSTRUCTION_FILE
+    if target.exists():
+        raise ConfigError(f"task {task.name}: its repo has a {INSTRUCTION_FILE}, where the instruction goes")
+    shutil.copyfile(task.path(task.instruction), target)
+    (dest / "BUDGET.md").write_text(budget_markdown(budget))
+    _git(dest, "init", "-q", "-b", branch)
+    _git(dest, "add", "-A", "-f")
+    _git(dest, "commit", "-q", "-m", f"Starting code of task {task.name}")
     return _git(dest, "rev-parse", "HEAD")
 
 
@@ -81,7 +103,7 @@ def tar_for_agent(folder: Path) -> bytes:
     return buf.getvalue()
 
 
-def workspace_tar(task: TaskSpec, budget: Budget, branch: str, data_dir: Path | None = None) -> tuple[bytes, str]:
+def workspace_tar(task: TaskSpec | TestsTaskSpec, budget: Budget, branch: str, data_dir: Path) -> tuple[bytes, str]:
     """The workspace as a tar owned by the agent, and its starting commit."""
     with tempfile.TemporaryDirectory(prefix="sbx-ws-") as tmp:
         root = Path(tmp) / "ws"

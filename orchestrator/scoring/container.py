@@ -1,47 +1,61 @@
-"""Step A's driver on the host: one fresh scorer container, the runner exec'd in it, one socket to it.
+"""Step A's driver on the host: one fresh scorer container made like an experiment's, the runner started in
+it as `python train.py`, one socket to it, and a watch on its CPU and output.
 
-The container: scorer image, no network, uid 1000, every capability dropped, no-new-privileges, read-only
-root with small tmpfs for /tmp and the work folder, CPU, memory and pids limits, no core dumps, its log
-driver off (a flood never reaches the host's disk), an environment we spell out, and one read-only bind
-mount: the per-scoring host folder holding the clean repo copy and the socket. Docker SDK errors become
+What the scored code meets, and what an experiment of the run met (`sandbox/docker.py`,
+`sandbox/experiments.py`), are the same by construction: the run's own sandbox image; user `agent`; hostname
+`sandbox`; working folder `/workspace`; tmpfs `/tmp` and `/home/agent`; the read-only socket folder at
+`/run/sbx` with `gate.sock` (the CPU gate answers as the meter does) and `experiments.sock` (which refuses:
+the run is over); the container environment `HOME`, `SBX_RUN_ID` and the experiment's own `SBX_GATE_TOKEN`,
+`SBX_EXPERIMENT`, `HOME`; the process `/opt/sbx/venv/bin/python train.py` started by `docker exec`, its
+output a pipe read by the host; the run's cores, cpuset, memory and pids. What differs is listed in
+docs/scoring.md (the workspace is a tmpfs of `work_mb` instead of a volume, so the scored code cannot fill
+the host's disk).
+
+Limits are the host's: wall-clock deadlines on every frame, and a watch thread that reads the container's
+CPU-seconds (kernel accounting) and the output's size every 0.2 s and kills the container past the training
+or predicting CPU limit (`cpu_limit`) or the output limit (`output_flooding`). Docker SDK errors become
 InfraError; the runner's misbehaviour becomes a protocol exception for the caller to classify.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import secrets
 import socket
+import socketserver
+import threading
 import time
 import uuid
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
 
 import docker
 import docker.errors
-from docker.types import LogConfig, Mount, Ulimit
 
 from orchestrator.failures import CgroupError, ScorerError
 from orchestrator.log import get_logger
-from orchestrator.sandbox.cgroups import CgroupLayout, oom_kills
-from orchestrator.sandbox.docker import LABEL_KIND, LABEL_OWNER, LABEL_RUN, engine_errors, owner_label
-from orchestrator.sandbox.meter import peer_pid
+from orchestrator.sandbox.cgroups import CgroupNode
+from orchestrator.sandbox.container import Box, ContainerSpec, Mount, create_box, engine_errors
+from orchestrator.sandbox.experiments import EXPERIMENT_SOCKET, ExperimentRecord
+from orchestrator.sandbox.meter import GATE_SOCKET, peer_pid, serve_unix
+from orchestrator.sandbox.process import ContainerProcess
 from orchestrator.scoring.options import ScoreOptions, cpuset_size
 
 log = get_logger(__name__)
 
-MOUNT = "/run/sbx-score"
-WORK = "/work"
-REPO = f"{WORK}/repo"
-OUTPUT = "/tmp/sbx-output.log"
-RUNNER = "/opt/sbx/scorer/runner.py"
+SOCK_MOUNT = "/run/sbx"            # as the sandbox's (sandbox/docker.py)
+WORKSPACE = "/workspace"           # as the sandbox's (sandbox/workspace.py)
+HOME = "/home/agent"
 PYTHON = "/opt/sbx/venv/bin/python"
-SOCKET_NAME = "score.sock"
-INPUT_NAME = "repo"
-EXIT_SIGXFSZ = 128 + 25
-EXIT_SIGKILL = 128 + 9
-_TAIL = 4000
+SCORE_SOCKET = "score.sock"
+RUNNER_FILE = ".runner.py"         # in the socket folder until the setup command has copied it
+RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_bytes()
+_HEAD = _TAIL = 4000
+_WATCH_S = 0.2
 
 
 def engine_cpus(client: docker.DockerClient) -> int:
@@ -49,23 +63,173 @@ def engine_cpus(client: docker.DockerClient) -> int:
         return int(client.info().get("NCPU") or os.cpu_count() or 1)
 
 
+def adhoc_run_id() -> str:
+    """An id shaped like a run's (`r-<utc time>-<hex>`), for scoring outside a run (`sbx score`)."""
+    return f"r-{time.strftime('%Y%m%d%H%M%S', time.gmtime())}-{secrets.token_hex(3)}"
+
+
+def experiment_environment(token: str, experiment: int) -> dict[str, str]:
+    """What `sandbox/experiments.py` gives an experiment's `python train.py` on top of the container's."""
+    return {"SBX_GATE_TOKEN": token, "SBX_EXPERIMENT": str(experiment), "HOME": HOME}
+
+
+class Output:
+    """The scored process's output as the host reads it from the exec stream: the first and last 4 KB and a
+    byte count (the limit is the watch's)."""
+
+    def __init__(self) -> None:
+        self.bytes_seen = 0
+        self._head = bytearray()
+        self._tail = bytearray()
+
+    def write(self, chunk: bytes) -> None:
+        self.bytes_seen += len(chunk)
+        if len(self._head) < _HEAD:
+            self._head += chunk[: _HEAD - len(self._head)]
+        self._tail += chunk
+        del self._tail[:-_TAIL]
+
+    def close(self) -> None:
+        pass
+
+    def settle(self, quiet_s: float = 0.15, limit_s: float = 2.0) -> None:
+        """Wait until no output has arrived for `quiet_s` (at most `limit_s`): the exec stream lags behind
+        the socket, and what was printed before READY must be read before the first batch is sent."""
+        end = time.monotonic() + limit_s
+        last, since = self.bytes_seen, time.monotonic()
+        while time.monotonic() < end:
+            time.sleep(0.03)
+            if self.bytes_seen != last:
+                last, since = self.bytes_seen, time.monotonic()
+            elif time.monotonic() - since >= quiet_s:
+                return
+
+    def snapshot(self) -> tuple[str, str]:
+        """(head, tail) as text; the tail is empty while the output fits in the head."""
+        head = bytes(self._head).decode(errors="replace")
+        tail = bytes(self._tail).decode(errors="replace") if self.bytes_seen > _HEAD else ""
+        return head, tail
+
+
+class Watch:
+    """Kills the container past the current phase's CPU limit or the output limit; says which it was."""
+
+    def __init__(self, box: Box, output: Output, options: ScoreOptions) -> None:
+        self.box, self.output, self.options = box, output, options
+        self.phase = "setup"
+        self.limits = {"training": options.train_cpu_limit_s, "predicting": options.predict_cpu_limit_s}
+        self.phase_start = 0.0
+        self.used: dict[str, float] = {}
+        self.tripped: tuple[str, str] | None = None   # (reason, detail)
+        self.last: float | None = None                 # the last CPU reading (the cgroup goes with a kill)
+        self._node: CgroupNode | None = None
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._loop, name="sbx-score-watch", daemon=True)
+
+    def cpu(self) -> float | None:
+        try:
+            if self._node is None:
+                self._node = self.box.cgroup()
+            self.last = self._node.usage_seconds()
+        except (OSError, CgroupError):
+            return None
+        return self.last
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+
+    def enter(self, phase: str) -> None:
+        """A new phase starts: the CPU used so far is the previous phase's."""
+        now = self.cpu()
+        with self._lock:
+            if now is not None:
+                self.used[self.phase] = round(now - self.phase_start, 3)
+                self.phase_start = now
+            self.phase = phase
+
+    def _trip(self, reason: str, detail: str) -> None:
+        with self._lock:
+            if self.tripped is None:
+                self.tripped = (reason, detail)
+        self.box.kill()
+
+    def _loop(self) -> None:
+        limit_bytes = self.options.output_limit_mb << 20
+        while not self._stop.wait(_WATCH_S):
+            if self.output.bytes_seen > limit_bytes:
+                self._trip("output_flooding", f"the output reached the {self.options.output_limit_mb} MB limit "
+                                              f"while {self.phase}")
+                return
+            now = self.cpu()
+            with self._lock:
+                limit, phase, start = self.limits.get(self.phase), self.phase, self.phase_start
+            if now is not None and limit is not None and now - start > limit:
+                self._trip("cpu_limit", f"{now - start:.1f} CPU-seconds while {phase}, past the limit of "
+                                        f"{limit:g} (what one experiment of the run's budget may use)")
+                return
+
+
+class _OneLineServer:
+    """A socket in the scorer's socket folder that answers like the sandbox's (gate, experiments)."""
+
+    def __init__(self, path: Path, answer, name: str) -> None:
+        self.server: socketserver.BaseServer | None = serve_unix(path, answer, name=name)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+
+def _gate_answer(_conn: socket.socket, line: bytes) -> bytes:
+    return b"OK\n" if line.startswith(b"GATE") else b"DENY bad request\n"
+
+
+def _experiments_answer(remaining: int):
+    """The experiment service's refusal, shaped as sandbox/experiments.py shapes it: the run is over."""
+
+    def answer(_conn: socket.socket, line: bytes) -> bytes:
+        try:
+            request = json.loads(line or b"{}")
+            op = request.get("op") if isinstance(request, dict) else None
+            note = str(request.get("note", ""))[:500] if isinstance(request, dict) else ""
+        except (ValueError, UnicodeDecodeError):
+            op, note = None, ""
+        if op != "run":
+            return json.dumps({"status": "refused", "reason": "unknown request; send {\"op\": \"run\"}"}).encode() + b"\n"
+        record = ExperimentRecord(n=None, status="refused", counted=False, reason="the run is ending", note=note)
+        reply = {k: v for k, v in asdict(record).items() if k != "started_at"}
+        reply["eval_auc"] = None
+        reply["remaining"] = remaining
+        return json.dumps(reply).encode() + b"\n"
+
+    return answer
+
+
 class ScorerContainer:
     """One scoring's container and its connection. Use as a context manager: leaving removes everything."""
 
-    def __init__(self, client: docker.DockerClient, image: str, host_dir: Path, options: ScoreOptions, *,
-                 run_id: str | None, dataset: str, target: str, predict: str = "predict_proba",
-                 entrypoint: str = "train.py") -> None:
-        self.client, self.image, self.host_dir, self.options = client, image, host_dir, options
-        self.run_id, self.dataset = run_id, dataset
-        self.target, self.predict, self.entrypoint = target, predict, entrypoint
+    def __init__(self, client: docker.DockerClient, image: str, sock_dir: Path, options: ScoreOptions, *,
+                 run_id: str | None, dataset: str, env_run_id: str, experiment: int = 1,
+                 experiments_left: int = 0, role: str = "main") -> None:
+        self.client, self.image, self.sock_dir, self.options = client, image, sock_dir, options
+        self.run_id, self.dataset, self.role = run_id, dataset, role
+        self.env_run_id, self.experiment, self.experiments_left = env_run_id, experiment, experiments_left
         safe = re.sub(r"[^a-zA-Z0-9_.-]", "-", run_id or "adhoc")[:40]
         self.name = f"sbx-score-{safe}-{uuid.uuid4().hex[:8]}"
-        self.container: Any = None
-        self.exec_id: str | None = None
+        self.box: Box | None = None
+        self.runner: ContainerProcess | None = None
+        self.output = Output()
+        self.watch: Watch | None = None
         self.conn: socket.socket | None = None
-        self.init_pid = 0
-        self.ooms_before = -1
         self._listener: socket.socket | None = None
+        self._servers: list[_OneLineServer] = []
 
     # --- lifecycle -----------------------------------------------------------------------------------
 
@@ -75,61 +239,54 @@ class ScorerContainer:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def labels(self) -> dict[str, str]:
-        return {LABEL_KIND: "scorer", LABEL_RUN: self.run_id or "adhoc", LABEL_OWNER: owner_label(),
-                "sbx.dataset": self.dataset}
+    def spec(self, cpus: float) -> ContainerSpec:
+        o = self.options
+        return ContainerSpec(
+            kind="scorer", image=self.image, user="agent", workdir=WORKSPACE, cpus=cpus, cpuset=o.cpuset,
+            memory_bytes=o.memory_mb << 20, pids=o.pids, hostname="sandbox",
+            tmpfs={"/tmp": "size=256m,mode=1777", HOME: "size=128m,uid=1000,gid=1000,mode=0700",
+                   WORKSPACE: f"size={o.work_mb}m,uid=1000,gid=1000,mode=0755"},
+            mounts=[Mount(SOCK_MOUNT, str(self.sock_dir), type="bind", read_only=True)],
+            environment={"HOME": HOME, "SBX_RUN_ID": self.env_run_id}, run_id=self.run_id or "adhoc",
+            labels={"sbx.dataset": self.dataset, "sbx.score_role": self.role}, name=self.name,
+            # the container ends by itself past every limit of a scoring, even if `sbx score` was SIGKILLed
+            deadline_s=o.connect_timeout_s + o.train_timeout_s + o.predict_timeout_s + 300,
+        )
 
     def _listen(self) -> None:
-        path = self.host_dir / SOCKET_NAME
+        path = self.sock_dir / SCORE_SOCKET
         self._listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self._listener.bind(str(path))
         os.chmod(path, 0o666)  # uid 1000 in the container connects
         self._listener.listen(1)
 
     def start(self) -> None:
-        """Listen, create and start the container, exec the runner. Returns once the runner is running."""
+        """Serve the sockets, create and start the container, put the runner in place as train.py and start
+        it as `python train.py`. Returns once the runner's process is running."""
         o = self.options
         cpus = min(o.cpus, engine_cpus(self.client), cpuset_size(o.cpuset) if o.cpuset else o.cpus)
-        tmp_mb = o.output_limit_mb + 64
+        runner = self.sock_dir / RUNNER_FILE
+        runner.write_bytes(RUNNER_SOURCE)
+        runner.chmod(0o644)
+        self._servers = [_OneLineServer(self.sock_dir / GATE_SOCKET, _gate_answer, "sbx-score-gate"),
+                         _OneLineServer(self.sock_dir / EXPERIMENT_SOCKET, _experiments_answer(self.experiments_left),
+                                        "sbx-score-experiments")]
         self._listen()
-        with engine_errors("creating the scorer container"):
-            self.container = self.client.containers.create(
-                self.image, ["sleep", "infinity"], name=self.name, user="agent", working_dir=WORK,
-                network_mode="none", init=True, cap_drop=["ALL"], security_opt=["no-new-privileges"],
-                pids_limit=o.pids, mem_limit=f"{o.memory_mb}m", memswap_limit=f"{o.memory_mb}m",
-                nano_cpus=int(cpus * 1e9), cpuset_cpus=o.cpuset, read_only=True,
-                tmpfs={"/tmp": f"size={tmp_mb}m,mode=1777",
-                       WORK: f"size={o.work_mb}m,uid=1000,gid=1000,mode=0700"},
-                mounts=[Mount(MOUNT, str(self.host_dir), type="bind", read_only=True)],
-                ulimits=[Ulimit(name="core", soft=0, hard=0)],
-                log_config=LogConfig(type=LogConfig.types.NONE), labels=self.labels(), hostname="scorer",
-                environment=self._environment(cpus),
-            )
-        with engine_errors("starting the scorer container"):
-            self.container.start()
-            self.container.reload()
-            self.init_pid = int(self.container.attrs["State"].get("Pid") or 0)
-        self.ooms_before = oom_kills(CgroupLayout.detect(), self.init_pid) if self.init_pid else -1
-        with engine_errors("starting the scorer runner"):
-            self.exec_id = self.client.api.exec_create(
-                self.container.id, [PYTHON, "-I", RUNNER], user="agent", workdir=WORK,
-                environment=self._environment(cpus),
-            )["Id"]
-            self.client.api.exec_start(self.exec_id, detach=True)
-
-    def _environment(self, cpus: float) -> dict[str, str]:
-        threads = str(max(1, int(cpus)))
-        return {
-            "PATH": "/opt/sbx/venv/bin:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
-            "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1", "PYTHONHASHSEED": "0",
-            "OMP_NUM_THREADS": threads, "OPENBLAS_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
-            "OMP_WAIT_POLICY": "PASSIVE",
-            "SBX_SCORE_SOCKET": f"{MOUNT}/{SOCKET_NAME}", "SBX_SCORE_INPUT": f"{MOUNT}/{INPUT_NAME}",
-            "SBX_SCORE_REPO": REPO, "SBX_SCORE_OUTPUT": OUTPUT,
-            "SBX_SCORE_OUTPUT_LIMIT": str(self.options.output_limit_mb << 20),
-            "SBX_SCORE_TARGET": self.target, "SBX_SCORE_PREDICT": self.predict,
-            "SBX_SCORE_ENTRYPOINT": self.entrypoint,
-        }
+        self.box = create_box(self.client, self.spec(cpus))
+        self.box.start()
+        with engine_errors("putting the scorer's runner in place"):
+            res = self.box.container.exec_run(["timeout", "-s", "KILL", "20", "cp", f"{SOCK_MOUNT}/{RUNNER_FILE}",
+                                               f"{WORKSPACE}/train.py"], user="agent", workdir=WORKSPACE)
+        runner.unlink()
+        if res.exit_code != 0:
+            raise ScorerError(f"putting the scorer's runner in place failed (exit {res.exit_code}): "
+                              f"{(res.output or b'')[:300]!r}")
+        self.runner = ContainerProcess(self.box, [PYTHON, "train.py"], user="agent", workdir=WORKSPACE,
+                                       env=experiment_environment(secrets.token_hex(16), self.experiment),
+                                       sink=self.output, oom_counter=self.box.oom_kills)
+        self.runner.start()
+        self.watch = Watch(self.box, self.output, o)
+        self.watch.start()
 
     def accept(self) -> socket.socket:
         """The runner's one connection; then the listener is closed and its path removed."""
@@ -144,14 +301,14 @@ class ScorerContainer:
                 except TimeoutError:
                     if time.monotonic() > deadline:
                         raise ScorerError(f"the scorer runner did not connect within "
-                                          f"{self.options.connect_timeout_s:g}s: {self.output_tail()}") from None
+                                          f"{self.options.connect_timeout_s:g}s: {self.output.snapshot()[0][-500:]}") from None
                     if not self.running():
                         raise ScorerError(f"the scorer runner exited before connecting "
-                                          f"(exit {self.exit_code()}): {self.output_tail()}") from None
+                                          f"(exit {self.exit_code()}): {self.output.snapshot()[0][-500:]}") from None
         finally:
             self._close_listener()
         pid = peer_pid(conn)
-        exec_pid = self._exec_pid()
+        exec_pid = self.runner.pid() if self.runner is not None else 0
         if exec_pid and pid != exec_pid:
             conn.close()
             raise ScorerError(f"the scoring socket was reached by pid {pid}, not the runner (pid {exec_pid})")
@@ -163,99 +320,52 @@ class ScorerContainer:
             self._listener.close()
             self._listener = None
         with contextlib.suppress(FileNotFoundError):
-            (self.host_dir / SOCKET_NAME).unlink()
-
-    def _exec_pid(self) -> int:
-        for _ in range(50):
-            with engine_errors("inspecting the scorer runner"):
-                pid = int(self.client.api.exec_inspect(self.exec_id).get("Pid") or 0)
-            if pid:
-                return pid
-            time.sleep(0.02)
-        return 0
+            (self.sock_dir / SCORE_SOCKET).unlink()
 
     # --- state after the fact --------------------------------------------------------------------------
 
     def running(self) -> bool:
-        try:
-            info = self.client.api.exec_inspect(self.exec_id)
-        except docker.errors.APIError:
-            return False
-        return bool(info.get("Running")) or not info.get("Pid")
+        return self.runner is not None and self.runner.state()[0]
 
     def exit_code(self, wait_s: float = 0.0) -> int | None:
         """The runner's exit code, waiting up to `wait_s` for it to end; None while it still runs."""
+        if self.runner is None:
+            return None
         end = time.monotonic() + wait_s
         while True:
-            try:
-                info = self.client.api.exec_inspect(self.exec_id)
-            except docker.errors.APIError:
-                return None
-            if not info.get("Running") and info.get("Pid"):
-                code = info.get("ExitCode")
-                return int(code) if code is not None else None
-            if time.monotonic() >= end:
-                return None
+            running, code = self.runner.state()
+            if not running or time.monotonic() >= end:
+                return None if running else code
             time.sleep(0.05)
 
-    def oom_killed(self) -> bool | None:
-        """Whether the kernel's OOM killer struck in this container (None if the counter is unreadable)."""
-        if not self.init_pid or self.ooms_before < 0:
-            return None
-        after = oom_kills(CgroupLayout.detect(), self.init_pid)
-        return None if after < 0 else after > self.ooms_before
+    def oom_killed(self, exit_code: int | None) -> bool:
+        """Whether the kernel's OOM killer ended the runner (the one OOM rule, sandbox/process.py)."""
+        if self.runner is None:
+            return False
+        return self.runner.finish(exit_code).oom
 
     def cpu_seconds(self) -> float | None:
         """CPU time used by everything in the container so far (kernel accounting), None if unreadable."""
-        if not self.init_pid:
+        if self.watch is None:
             return None
-        try:
-            return round(CgroupLayout.detect().node_of_pid(self.init_pid).usage_seconds(), 3)
-        except (OSError, CgroupError):
-            return None
-
-    def output_facts(self) -> tuple[int | None, str]:
-        """Size of the scored code's output file and its last few KB, read inside the container (capped)."""
-        script = f"stat -c %s {OUTPUT}; tail -c {_TAIL} -- {OUTPUT}"
-        try:
-            res = self.container.exec_run(["timeout", "-s", "KILL", "5", "sh", "-c", script], user="agent",
-                                          demux=False)
-        except (docker.errors.APIError, OSError) as exc:
-            return None, f"(output unavailable: {getattr(exc, 'explanation', None) or exc})"
-        text = (res.output or b"")[: _TAIL + 64].decode(errors="replace")
-        first, _, rest = text.partition("\n")
-        try:
-            return int(first.strip()), rest
-        except ValueError:
-            return None, text
-
-    def output_head(self) -> str:
-        """The first few KB of the scored code's output (where train.py prints its eval score)."""
-        try:
-            res = self.container.exec_run(["timeout", "-s", "KILL", "5", "head", "-c", str(_TAIL), "--", OUTPUT],
-                                          user="agent", demux=False)
-        except (docker.errors.APIError, OSError):
-            return ""
-        return (res.output or b"")[:_TAIL].decode(errors="replace")
-
-    def output_tail(self) -> str:
-        return self.output_facts()[1]
+        used = self.watch.cpu()
+        used = used if used is not None else self.watch.last
+        return round(used, 3) if used is not None else None
 
     def close(self) -> None:
-        """Close the connection and remove the container (idempotent; never raises)."""
+        """Close the connection, stop the sockets and remove the container (idempotent; never raises)."""
+        if self.watch is not None:
+            self.watch.stop()
         self._close_listener()
         if self.conn is not None:
             with contextlib.suppress(OSError):
                 self.conn.close()
             self.conn = None
-        if self.container is not None:
-            for _ in range(3):
-                try:
-                    self.container.remove(force=True)
-                    break
-                except docker.errors.NotFound:
-                    break
-                except docker.errors.APIError as exc:
-                    log.warning("scorer.remove_retry", container=self.name, error=str(exc))
-                    time.sleep(0.5)
-            self.container = None
+        for server in self._servers:
+            server.close()
+        self._servers = []
+        if self.box is not None:
+            self.box.remove()
+            self.box = None
+        if self.runner is not None:
+            self.runner.join(timeout=2)

@@ -1,18 +1,23 @@
 """The data of a scoring, read on the host: pristine train/eval files and a hidden set's features and labels.
 
 The features are kept as raw CSV lines so each batch reaches predict_proba exactly as a raw read of the
-file would; the labels never leave this process.
+file would; the labels never leave this process. The evaluation and training files' rows join the scored
+set's in one row space (`RowSpace`), as feature lines without the label column: the evaluation rows give
+the eval score sbx computes, and training rows make one of the batch check's contexts.
 """
 
 from __future__ import annotations
 
+import csv
 import functools
+import io
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from orchestrator.failures import DataError
+from orchestrator.scoring.batches import Layout
 from orchestrator.scoring.metrics import read_labels
 
 DATASETS = ("holdout", "later")
@@ -93,3 +98,77 @@ def load_hidden(data_dir: Path, dataset: str, *, target: str = "dep_delayed_15mi
     hidden = _load(features.resolve(), labels.resolve(), (features.stat().st_mtime, labels.stat().st_mtime),
                    target, positive, negative, train_columns)
     return HiddenSet(name=dataset, header=hidden.header, lines=hidden.lines, labels=hidden.labels)
+
+
+@dataclass(frozen=True)
+class LabelledRows:
+    """A labelled data file's rows as feature lines (the label column removed) and its labels as 0/1."""
+
+    header: bytes
+    lines: tuple[bytes, ...]
+    labels: np.ndarray
+
+
+@functools.lru_cache(maxsize=8)
+def _labelled(path: Path, mtime: float, target: str, positive: str, negative: str) -> LabelledRows:
+    del mtime  # part of the cache key only
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise DataError(f"{path}: cannot read ({exc.strerror})") from None
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not UTF-8 text") from None
+    rows = list(csv.reader(io.StringIO(text)))
+    if not rows or target not in rows[0]:
+        raise DataError(f"{path}: no label column {target!r}")
+    at = rows[0].index(target)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    lines, labels = [], []
+    for i, row in enumerate(rows):
+        if i and not any(field.strip() for field in row):
+            continue
+        if len(row) != len(rows[0]):
+            raise DataError(f"{path}: line {i + 1} has {len(row)} fields, the header {len(rows[0])}")
+        if i:
+            if row[at] not in (positive, negative):
+                raise DataError(f"{path}: line {i + 1}: label {row[at]!r} is neither {positive!r} nor {negative!r}")
+            labels.append(row[at] == positive)
+        out.seek(0)
+        out.truncate()
+        writer.writerow(row[:at] + row[at + 1:])
+        lines.append(out.getvalue().encode("utf-8"))
+    return LabelledRows(header=lines[0], lines=tuple(lines[1:]), labels=np.array(labels, dtype=np.int8))
+
+
+def labelled_rows(path: Path, *, target: str, positive: str = "Y", negative: str = "N") -> LabelledRows:
+    """The rows of data/train.csv or data/eval.csv as feature lines, with their labels (kept on the host)."""
+    if not path.is_file():
+        raise DataError(f"{path}: missing; run `sbx data prepare` first")
+    return _labelled(path.resolve(), path.stat().st_mtime, target, positive, negative)
+
+
+@dataclass(frozen=True)
+class RowSpace:
+    """Every row a scoring may send, numbered as `layout` says: scored, then eval, then train."""
+
+    header: bytes
+    lines: tuple[bytes, ...]
+    layout: Layout
+
+    def batch_csv(self, ids: np.ndarray) -> bytes:
+        return self.header + b"".join(self.lines[i] for i in ids)
+
+
+def row_space(hidden: HiddenSet, eval_rows: LabelledRows | None, train_rows: LabelledRows | None) -> RowSpace:
+    """The scored set's rows, then the evaluation file's and the training file's (each when given)."""
+    lines = list(hidden.lines)
+    for name, extra in (("eval.csv", eval_rows), ("train.csv", train_rows)):
+        if extra is None:
+            continue
+        if extra.header != hidden.header:
+            raise DataError(f"{name}: its feature columns {extra.header!r} differ from the {hidden.name} set's "
+                            f"{hidden.header!r}")
+        lines += extra.lines
+    layout = Layout(hidden.n, len(eval_rows.lines) if eval_rows else 0, len(train_rows.lines) if train_rows else 0)
+    return RowSpace(header=hidden.header, lines=tuple(lines), layout=layout)

@@ -1,11 +1,11 @@
-"""The frames spoken between the host and the in-container runner (`images/scorer/runner.py`).
+"""The frames spoken between the host and the in-container runner (`orchestrator/scoring/runner.py`).
 
 A frame is one type byte, a 4-byte big-endian payload length, then the payload. The runner is trusted code
 that runs untrusted code in the same process, so everything it sends is parsed here as hostile: lengths are
 capped per frame type, JSON must be an object, predictions must be exactly the announced shape.
 
-runner.py cannot import this package (it runs in the scorer image); it repeats the constants and a test
-keeps the two in step.
+runner.py (orchestrator/scoring/runner.py) is never imported: the container runs it as its train.py. It
+repeats the constants and a test keeps the two in step.
 """
 
 from __future__ import annotations
@@ -19,16 +19,17 @@ from typing import Any
 
 import numpy as np
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
 HEADER = struct.Struct(">cI")
 
 # runner -> host
-HELLO = b"H"      # JSON {"version": 1}: connected, before any agent code
+HELLO = b"H"      # JSON {"version": 2, "pid": int}: connected, before any agent code
 STARTED = b"S"    # empty: setup done, train.py starts now
 READY = b"R"      # empty: train.py finished and left a callable predict_proba
-FAILED = b"F"     # JSON {"kind": "train"|"predict"|"no_predict"|"output", "error": str, "tail": str}
+FAILED = b"F"     # JSON {"kind": "train"|"predict"|"no_predict"|"shape", "error": str, "tail": str, ...}
 PREDS = b"P"      # ndim (1 byte), ndim dims (uint64 little-endian), float64 little-endian values
 # host -> runner
+REPO = b"T"       # a tar of the clean copy of the delivered code and the pristine data (made by the host)
 BATCH = b"B"      # CSV text (header + rows, as in the features file), UTF-8
 END = b"E"        # empty: no more batches; the runner exits
 

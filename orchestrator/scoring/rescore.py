@@ -1,18 +1,16 @@
 """Score many stored artifacts on one data set: resumable, several scorer containers at once, and one
-failure never stops the rest. The SQLite connection stays in the calling thread; workers only score."""
+failure never stops the rest. Workers only score; the calling thread writes each score to the ledger."""
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from orchestrator.ledger import Ledger, ScoreResult
 from orchestrator.log import get_logger
-from orchestrator.scoring.service import ScoreResult
-from orchestrator.scoring.store import missing_pairs, save_score
 
 log = get_logger(__name__)
 
@@ -42,12 +40,14 @@ class Progress:
     error: str | None
 
 
-def rescore(conn: sqlite3.Connection, run_ids: Iterable[str], dataset: str, *, artifact_dir: Callable[[str], Path],
+def rescore(ledger: Ledger, run_ids: Iterable[str], dataset: str, *, artifact_dir: Callable[[str], Path],
             score: ScoreFn, parallel: int = 2, on_progress: Callable[[Progress], None] | None = None,
             force: bool = False) -> RescoreReport:
-    """Score each run's artifact on `dataset` unless it already has a score there (`force` re-scores)."""
+    """Score each run's artifact on `dataset` unless it already has a score there (`force` re-scores).
+    An `unscorable` score is a finished pair; only pairs whose scoring never completed are missing."""
     wanted = list(dict.fromkeys(run_ids))
-    todo = wanted if force else missing_pairs(conn, wanted, dataset)
+    done = set() if force else ledger.runs_with_score(dataset)
+    todo = [r for r in wanted if r not in done]
     report = RescoreReport(dataset=dataset, requested=len(wanted), skipped=[r for r in wanted if r not in todo])
     if not todo:
         return report
@@ -70,7 +70,7 @@ def rescore(conn: sqlite3.Connection, run_ids: Iterable[str], dataset: str, *, a
                     result, error = None, None
                     try:
                         result = fut.result()
-                        save_score(conn, run_id, result)
+                        ledger.save_score(run_id, result)
                         report.scored[run_id] = result
                     except Exception as exc:  # noqa: BLE001 (one failure never stops the rest)
                         error = f"{type(exc).__name__}: {exc}"
@@ -84,12 +84,3 @@ def rescore(conn: sqlite3.Connection, run_ids: Iterable[str], dataset: str, *, a
                 fut.cancel()
             raise
     return report
-
-
-def score_and_store(conn: sqlite3.Connection, score: ScoreFn, run_id: str, repo_dir: Path) -> ScoreResult:
-    """Score one run's delivered repo and store it: what `sbx run` does at its end (with `holdout`).
-    `score` is e.g. `lambda run_id, repo: score_repo(client, repo, data_dir, "holdout", image=..., run_id=run_id)`.
-    Our own failures (InfraError, ScorerError, DataError) propagate and store nothing, so a retry can redo it."""
-    result = score(run_id, repo_dir)
-    save_score(conn, run_id, result)
-    return result

@@ -28,6 +28,10 @@ class Budget(BaseModel):
     stall_seconds: float = Field(900, gt=0, description="no output and no CPU for this long stops the run")
     disk_mb: int = Field(2048, ge=16, description="cap on the workspace's disk use")
     experiment_concurrency: int = Field(1, ge=1, description="experiments that may run at the same time")
+    # model gateway limits (LLM agents); None = no limit. Checked by the gateway before each call.
+    model_calls: int | None = Field(None, ge=0, description="model calls the run may make")
+    model_tokens: int | None = Field(None, ge=0, description="input + output tokens, as the gateway parsed them")
+    model_cost_usd: float | None = Field(None, ge=0, description="cost of the run's calls at the rate card in force")
 
     @model_validator(mode="after")
     def _consistent(self) -> Budget:

@@ -1,4 +1,5 @@
-"""A study: a task, a budget, agent x model pairings, repeats per pairing, datasets to score, a backend."""
+"""A study: a task (or several: `tasks`), a budget, agent x model pairings, repeats per pairing, datasets to
+score, a backend."""
 
 from __future__ import annotations
 
@@ -13,19 +14,25 @@ _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
 
 
 class Pairing(BaseModel):
-    """One agent (built-in name or executable path) with an optional model label and agent options."""
+    """One agent (a built-in or CLI agent by name, or an executable path) with a model, the endpoint its
+    calls go to through the gateway (endpoints.yaml; CLI agents need both), and agent options."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     agent: str | None = None
     agent_command: str | None = None
     model: str | None = None
+    endpoint: str | None = Field(None, pattern=_NAME, description="model endpoint name in the endpoints file")
     label: str | None = Field(None, pattern=_NAME)
     options: dict[str, str | int | float | bool] = Field(default_factory=dict)
+    #: take the seeds of the pairing with this name, repeat by repeat (paired arms run with the same seeds)
+    seed_as: str | None = Field(None, pattern=_NAME)
 
     @model_validator(mode="after")
     def _one_agent(self) -> Pairing:
         if (self.agent is None) == (self.agent_command is None):
-            raise ValueError("give exactly one of agent (a built-in) or agent_command (a path)")
+            raise ValueError("give exactly one of agent (a built-in or CLI agent) or agent_command (a path)")
+        if self.endpoint is not None and not self.model:
+            raise ValueError("an endpoint needs a model: give `model` too")
         return self
 
     @property
@@ -58,6 +65,9 @@ class StudySpec(BaseModel):
 
     name: str = Field(pattern=_NAME)
     task: str = "flight-delays"
+    #: several tasks (tests tasks graded pass/fail, or ml tasks): every pairing runs `repeats` times on each.
+    #: Give either `task` or `tasks`.
+    tasks: list[str] | None = Field(None, min_length=1)
     budget: str = "smoke"
     pairings: list[Pairing] = Field(min_length=1)
     repeats: int = Field(ge=1, le=10_000)
@@ -83,8 +93,52 @@ class StudySpec(BaseModel):
             raise ValueError(f"pairings share a name: {', '.join(dupes)}; give them distinct `label`s")
         return self
 
+    @model_validator(mode="after")
+    def _seed_as_names_a_pairing(self) -> StudySpec:
+        by_name = {p.name: p for p in self.pairings}
+        for p in self.pairings:
+            if p.seed_as is None:
+                continue
+            other = by_name.get(p.seed_as)
+            if other is None or other is p:
+                raise ValueError(f"pairing {p.name}: seed_as {p.seed_as!r} must name another pairing of the study")
+            if other.seed_as is not None:
+                raise ValueError(f"pairing {p.name}: seed_as names {other.name}, which takes its seeds from "
+                                 f"{other.seed_as}; name {other.seed_as} instead")
+        return self
+
+    @model_validator(mode="after")
+    def _task_or_tasks(self) -> StudySpec:
+        if self.tasks is not None:
+            if "task" in self.model_fields_set:
+                raise ValueError("give either task (one) or tasks (several), not both")
+            dupes = sorted({t for t in self.tasks if self.tasks.count(t) > 1})
+            if dupes:
+                raise ValueError(f"tasks are listed twice: {', '.join(dupes)}")
+        return self
+
+    @property
+    def task_names(self) -> list[str]:
+        """The study's tasks, in the order given (one for a single-task study)."""
+        return list(self.tasks) if self.tasks is not None else [self.task]
+
     def canonical(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
+        data = self.model_dump(mode="json")
+        if data.get("tasks") is None:  # added later: a single-task spec stays as it was stored
+            data.pop("tasks", None)
+        for pairing in data["pairings"]:  # keys added later stay out while unset: stored specs still match
+            for key in _UNSET_LEFT_OUT:
+                if pairing.get(key) is None:
+                    pairing.pop(key, None)
+        return data
+
+    @property
+    def endpoints_used(self) -> list[str]:
+        return sorted({p.endpoint for p in self.pairings if p.endpoint})
+
+
+#: Pairing keys added after studies were first stored; canonical() leaves them out while they are None
+_UNSET_LEFT_OUT = ("endpoint", "seed_as")
 
 
 def load_study(path: Path) -> StudySpec:

@@ -1,15 +1,24 @@
-"""A task bundle: task.yaml plus the repo folder the agent receives."""
+"""A task bundle: task.yaml plus the repo folder the agent receives.
+
+Two kinds share the loader. `ml` (flight-delays): a continuous score on hidden data. `tests`: a coding
+task graded pass/fail by hidden tests (docs/tasks.md). Both may declare an environment: a Python version
+and exact package pins, built into an image shared by every task that declares the same one.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
-from pathlib import Path
-from typing import Literal
+from pathlib import Path, PurePosixPath
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from orchestrator import paths
 from orchestrator.failures import ConfigError
+from orchestrator.home import Home
 from orchestrator.specs.loading import load_yaml_model
 
 
@@ -65,7 +74,7 @@ class TaskSpec(BaseModel):
     metric: Literal["auc"]
     target: str
     positive_label: str
-    data: str = Field(description="name of the prepared data set under $SBX_HOME/data")
+    data: str = Field(description="name of the prepared data set in the Home's data folder")
     files: TaskFiles
     repo: str = "repo"
     contract: Contract
@@ -75,15 +84,294 @@ class TaskSpec(BaseModel):
     def repo_dir(self) -> Path:
         return self.root / self.repo
 
-    def data_dir(self) -> Path:
-        return paths.data_root() / self.data
+    def data_dir(self, home: Home) -> Path:
+        """Where this task's prepared data set is in `home`."""
+        return home.data_dir(self.data)
 
     def hidden_sets(self) -> dict[str, HiddenSet]:
         return {k: v for k, v in (("holdout", self.files.holdout), ("later", self.files.later)) if v is not None}
 
 
-def load_task(name_or_path: str | Path) -> TaskSpec:
-    """A task by name (tasks/<name>/task.yaml) or by path to its folder or task.yaml."""
+# --- environments --------------------------------------------------------------------------------------
+
+#: Python versions an environment may declare: the CPython of a Debian suite that debootstrap can fetch here
+#: (no registry answers and python.org / GitHub builds are out of reach, so Debian's own python3 is the only
+#: source). Values: (suite, the exact CPython that suite ships).
+PYTHONS: dict[str, tuple[str, str]] = {"3.11": ("bookworm", "3.11.2"), "3.13": ("trixie", "3.13.5")}
+
+_NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_VERSION = re.compile(r"^[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?(\+[A-Za-z0-9.]+)?$")
+
+
+def normalize_name(name: str) -> str:
+    """PEP 503 normal form of a distribution name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+class PythonEnvironment(BaseModel):
+    """An environment: one Python (from a Debian suite) and exact pins, installed from a host wheelhouse."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: Literal["python"] = "python"
+    python: str = Field(description=f"one of {', '.join(PYTHONS)}")
+    packages: dict[str, str] = Field(description="distribution name -> exact version (the full closure)")
+    #: pins that have no wheel on PyPI: built on the host into a pure-Python wheel
+    sdist_only: tuple[str, ...] = ()
+
+    @field_validator("python")
+    @classmethod
+    def _available(cls, v: str) -> str:
+        if v not in PYTHONS:
+            offered = ", ".join(f"{k} (Debian {s}: CPython {p})" for k, (s, p) in PYTHONS.items())
+            raise ValueError(f"Python {v} cannot be had here; available: {offered}")
+        return v
+
+    @field_validator("packages", mode="before")
+    @classmethod
+    def _strings(cls, v: object) -> object:
+        if isinstance(v, dict):
+            for name, version in v.items():
+                if not isinstance(version, str):
+                    raise ValueError(f"{name}: {version!r} is not an exact version written as a string (e.g. '8.3.5')")
+        return v
+
+    @field_validator("packages")
+    @classmethod
+    def _pins(cls, v: dict[str, str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for name, version in v.items():
+            if not _NAME.match(name):
+                raise ValueError(f"{name!r} is not a distribution name")
+            if not isinstance(version, str) or not _VERSION.match(version):
+                raise ValueError(f"{name}: {version!r} is not an exact version (write it as a string, e.g. '8.3.5')")
+            key = normalize_name(name)
+            if key in out:
+                raise ValueError(f"{name} is pinned twice")
+            out[key] = version
+        return dict(sorted(out.items()))
+
+    @model_validator(mode="after")
+    def _sdist_only_pinned(self) -> PythonEnvironment:
+        missing = [n for n in self.sdist_only if normalize_name(n) not in self.packages]
+        if missing:
+            raise ValueError(f"sdist_only names packages that are not pinned: {missing}")
+        return self
+
+    @property
+    def suite(self) -> str:
+        return PYTHONS[self.python][0]
+
+    def lock_text(self) -> str:
+        """The pins as a requirements lock (`name==version` lines; sdist-only ones tagged `# sdist`)."""
+        built = {normalize_name(n) for n in self.sdist_only}
+        return "".join(f"{n}=={v}{'  # sdist' if n in built else ''}\n" for n, v in self.packages.items())
+
+    def digest(self) -> str:
+        """Identity of the environment: equal for equal declarations, whatever their key order."""
+        body = {"python": self.python, "suite": self.suite, "packages": self.packages,
+                "sdist_only": sorted(normalize_name(n) for n in self.sdist_only)}
+        return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
+
+
+class DockerfileEnvironment(BaseModel):
+    """An environment given as a Dockerfile in the bundle (imported Harbor tasks)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: Literal["dockerfile"] = "dockerfile"
+    context: str = Field("environment", description="build context folder in the bundle")
+    dockerfile: str = "Dockerfile"
+    #: the FROM image the Dockerfile names, when a local image was substituted for it (`--base`)
+    base_substituted_for: str | None = None
+    workdir: str = Field("/app", description="the folder the agent works in; it is what gets graded")
+
+    @field_validator("workdir")
+    @classmethod
+    def _absolute(cls, v: str) -> str:
+        if not v.startswith("/") or ".." in v.split("/"):
+            raise ValueError("workdir must be an absolute path without '..'")
+        return v.rstrip("/") or "/"
+
+
+Environment = Annotated[PythonEnvironment | DockerfileEnvironment, Field(discriminator="type")]
+
+
+def load_environment(path: Path) -> PythonEnvironment:
+    """A stand-alone environment file (e.g. tasks/flight-delays/environment.reference.yaml)."""
+    return load_yaml_model(path, PythonEnvironment)
+
+
+# --- the `tests` kind ------------------------------------------------------------------------------------
+
+
+def _relative(v: str, what: str) -> str:
+    p = PurePosixPath(v)
+    if not v or p.is_absolute() or ".." in p.parts or "\\" in v:
+        raise ValueError(f"{what} must be a relative path inside the bundle without '..': {v!r}")
+    return v
+
+
+#: files restored from the original at grading when the task names none (whole files: restoring only a
+#: file's test section is not attempted). sitecustomize/usercustomize/.pth are always removed or restored.
+DEFAULT_PROTECTED = ("tests/", "test/", "testing/", "conftest.py", "pytest.ini", ".pytest.ini", "tox.ini",
+                     "setup.cfg", "pyproject.toml", "noxfile.py")
+
+
+class PytestGrader(BaseModel):
+    """Grade by running pytest: pass iff every fail_to_pass and every pass_to_pass test passed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: Literal["pytest"] = "pytest"
+    command: tuple[str, ...] = Field(("python", "-I", "-m", "pytest", "-p", "no:cacheprovider"), min_length=1,
+                                     description="argv run from the repo root; the grader adds the report option")
+    paths: tuple[str, ...] = Field(("tests",), description="test paths given to the command for a whole-suite run")
+    fail_to_pass: tuple[str, ...] = Field(min_length=1)
+    pass_to_pass: tuple[str, ...] = ()
+    env: dict[str, str] = Field(default_factory=dict, description="extra environment of the test command")
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> PytestGrader:
+        for name, ids in (("fail_to_pass", self.fail_to_pass), ("pass_to_pass", self.pass_to_pass)):
+            if len(set(ids)) != len(ids):
+                raise ValueError(f"{name} lists a test id twice")
+        both = set(self.fail_to_pass) & set(self.pass_to_pass)
+        if both:
+            raise ValueError(f"ids in both fail_to_pass and pass_to_pass: {sorted(both)[:5]}")
+        return self
+
+
+class ScriptGrader(BaseModel):
+    """Grade by a test script's own result (Harbor: tests/test.sh writes /logs/verifier/reward.txt)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    type: Literal["script"] = "script"
+    command: tuple[str, ...] = ("bash", "/tests/test.sh")
+    tests_to: str = Field("/tests", description="where the hidden tests folder is placed in the grader")
+    reward_file: str = "/logs/verifier/reward.txt"
+    pass_threshold: float = Field(1.0, description="a reward at or above this passes")
+    env: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("tests_to", "reward_file")
+    @classmethod
+    def _absolute(cls, v: str) -> str:
+        if not v.startswith("/") or ".." in v.split("/"):
+            raise ValueError("must be an absolute path without '..'")
+        return v
+
+
+Grader = Annotated[PytestGrader | ScriptGrader, Field(discriminator="type")]
+
+
+class Limits(BaseModel):
+    """Resources of one grading container."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    cpus: float = Field(1.0, gt=0, le=64)
+    memory_mb: int = Field(2048, ge=256)
+    pids: int = Field(512, ge=16)
+    tmp_mb: int = Field(256, ge=16, description="size of /tmp in the grader")
+    report_max_bytes: int = Field(16 << 20, ge=1024, description="a larger test report is a fail")
+
+
+class Timeouts(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    tests_s: float = Field(600, gt=0, le=86_400, description="one grading's test command")
+    agent_s: float = Field(3600, gt=0, description="the agent's wall clock (used by runs, phase 2)")
+    build_s: float = Field(1800, gt=0, description="building the task's images")
+
+
+class Source(BaseModel):
+    """Where the task came from (the builder writes it): a library fixed between two published versions."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    library: str
+    before: str
+    after: str
+    before_sdist: str = Field(description="sdist file name")
+    before_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    after_sdist: str
+    after_sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    fix_files: tuple[str, ...] = ()
+    declared_tests: tuple[str, ...] = ()
+    excluded_tests: tuple[str, ...] = ()
+    notes: str = ""
+
+
+class TestsTaskSpec(BaseModel):
+    """A coding task graded by tests the agent never sees."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")
+    kind: Literal["tests"]
+    description: str = ""
+    repo: str = Field("repo", description="folder the agent receives (an sdist unpacked, or any tree)")
+    instruction: str = Field("instruction.md", description="the issue text the agent is given (a file)")
+    hidden_tests: str = Field("hidden", description="folder of files written over the repo at grading; never "
+                                                     "in the sandbox")
+    reference_patch: str | None = Field(None, description="the fix as a unified diff (the oracle applies it)")
+    solution: str | None = Field(None, description="a script that solves the task (Harbor's solve.sh)")
+    environment: Environment
+    install: Literal["editable", "none"] = Field("editable", description="editable: `pip install -e` of the "
+                                                 "original repo into the task image (entry points, metadata)")
+    grader: Grader
+    protected: tuple[str, ...] = Field(DEFAULT_PROTECTED, description="paths restored from the original at "
+                                       "grading: `dir/`, a bare name (any depth), or a path glob")
+    grade_repeats: int = Field(1, ge=1, le=20)
+    limits: Limits = Limits()
+    timeouts: Timeouts = Timeouts()
+    source: Source | None = None
+    root: Path = Field(default=Path("."), exclude=True)
+
+    @field_validator("repo", "instruction", "hidden_tests", "reference_patch", "solution")
+    @classmethod
+    def _inside(cls, v: str | None) -> str | None:
+        return None if v is None else _relative(v, "path")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> TestsTaskSpec:
+        if isinstance(self.grader, ScriptGrader) != isinstance(self.environment, DockerfileEnvironment):
+            raise ValueError("a script grader goes with a dockerfile environment, a pytest grader with a python one")
+        if isinstance(self.environment, DockerfileEnvironment) and self.install != "none":
+            raise ValueError("install: a dockerfile environment installs what it needs itself; use install: none")
+        return self
+
+    def path(self, rel: str) -> Path:
+        return self.root / rel
+
+    @property
+    def repo_dir(self) -> Path:
+        return self.root / self.repo
+
+    @property
+    def hidden_dir(self) -> Path:
+        return self.root / self.hidden_tests
+
+
+def load_tests_task(name_or_path: str | Path) -> TestsTaskSpec:
+    """A `tests` task by name or path; every file it names must exist in the bundle."""
+    path = task_yaml(name_or_path)
+    kind = task_kind(path)
+    if kind not in (None, "tests"):
+        raise ConfigError(f"{path}: kind: task {path.parent.name!r} is a {kind!r} task, not a 'tests' task")
+    spec = load_yaml_model(path, TestsTaskSpec)
+    spec = spec.model_copy(update={"root": path.parent.resolve()})
+    for key, rel in (("repo", spec.repo), ("hidden_tests", spec.hidden_tests)):
+        if not spec.path(rel).is_dir():
+            raise ConfigError(f"{path}: {key}: {spec.path(rel)} is not a folder")
+    for key, rel in (("instruction", spec.instruction), ("reference_patch", spec.reference_patch),
+                     ("solution", spec.solution)):
+        if rel is not None and not spec.path(rel).is_file():
+            raise ConfigError(f"{path}: {key}: {spec.path(rel)} does not exist")
+    if isinstance(spec.environment, DockerfileEnvironment):
+        df = spec.path(spec.environment.context) / spec.environment.dockerfile
+        if not df.is_file():
+            raise ConfigError(f"{path}: environment.dockerfile: {df} does not exist")
+    return spec
+
+
+def task_yaml(name_or_path: str | Path) -> Path:
+    """The task.yaml of a task given by name (tasks/<name>/task.yaml) or by path to its folder or file."""
     path = Path(name_or_path)
     if path.is_dir():
         path = path / "task.yaml"
@@ -92,8 +380,42 @@ def load_task(name_or_path: str | Path) -> TaskSpec:
         if not path.exists():
             known = sorted(p.parent.name for p in paths.tasks_root().glob("*/task.yaml"))
             raise ConfigError(f"no task named {name_or_path!r}; known: {', '.join(known) or 'none'}")
+    return path
+
+
+def task_kind(path: Path) -> str | None:
+    """The `kind:` a task.yaml declares (None when unreadable or absent: the full load reports why)."""
+    try:
+        data = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError):
+        return None
+    kind = data.get("kind") if isinstance(data, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+def load_task(name_or_path: str | Path) -> TaskSpec:
+    """An `ml` task by name (tasks/<name>/task.yaml) or by path to its folder or task.yaml.
+
+    A task of another kind is refused with a clear error: the ML run path cannot run it."""
+    path = task_yaml(name_or_path)
+    kind = task_kind(path)
+    if kind not in (None, "ml"):
+        raise ConfigError(f"{path}: kind: task {path.parent.name!r} is a {kind!r} task, not an 'ml' task; "
+                          "`sbx tasks` commands handle it")
     spec = load_yaml_model(path, TaskSpec)
     spec = spec.model_copy(update={"root": path.parent.resolve()})
     if not (spec.repo_dir / spec.contract.entrypoint).is_file():
         raise ConfigError(f"{path}: repo: {spec.repo_dir} has no {spec.contract.entrypoint}")
     return spec
+
+
+def load_any_task(name_or_path: str | Path) -> TaskSpec | TestsTaskSpec:
+    """A task of either kind (what `sbx run` and studies take): an `ml` task, or a `tests` task."""
+    path = task_yaml(name_or_path)
+    return load_tests_task(path) if task_kind(path) == "tests" else load_task(path)
+
+
+def task_data_dir(task: TaskSpec | TestsTaskSpec, home: Home) -> Path:
+    """The folder a run of `task` records as its data: an ml task's prepared data set; for a tests task,
+    its bundle (no data is copied into the sandbox; the bundle's content is part of the run's config hash)."""
+    return task.data_dir(home) if isinstance(task, TaskSpec) else task.root

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special, stats
 
 from orchestrator.stats._checks import bool_array, check_confidence, float_array, int_array, same_length
 
@@ -30,6 +29,8 @@ def _counts(n: ArrayLike, c: ArrayLike, k: int) -> tuple[NDArray[np.int64], NDAr
 
 
 def _log_comb(a: NDArray[np.float64], b: float) -> NDArray[np.float64]:
+    from scipy import special  # lazy: `import orchestrator.stats` must stay light
+
     return special.gammaln(a + 1) - special.gammaln(b + 1) - special.gammaln(a - b + 1)
 
 
@@ -113,6 +114,8 @@ def pass_curves(n: ArrayLike, c: ArrayLike, ks: ArrayLike) -> tuple[NDArray[np.f
 
 
 def _z(confidence: float) -> float:
+    from scipy import stats
+
     return float(stats.norm.ppf(0.5 + check_confidence(confidence) / 2))
 
 
@@ -153,6 +156,8 @@ def clopper_pearson_interval(
 
     The exact (conservative) interval from beta quantiles (Clopper & Pearson, 1934). Returns (low, high).
     """
+    from scipy import stats
+
     x, m = _binomial_inputs(successes, n)
     alpha = 1.0 - check_confidence(confidence)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -168,6 +173,8 @@ def mcnemar_exact(b: int, c: int) -> float:
     b = pairs where only the first passed, c = pairs where only the second passed; the test is the
     binomial test of b against b + c at one half (McNemar, 1947; as statsmodels `mcnemar(exact=True)`).
     """
+    from scipy import stats
+
     counts = int_array([b, c], "discordant counts")
     b_, c_ = int(counts[0]), int(counts[1])
     total = b_ + c_

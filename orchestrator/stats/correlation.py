@@ -6,7 +6,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from orchestrator.stats._checks import Seed, check_resamples, float_array, rng_from, same_length
 
@@ -20,6 +19,8 @@ class RankCorrelation:
 
 
 def _ranks(x: NDArray[np.float64]) -> NDArray[np.float64]:
+    from scipy import stats  # lazy: `import orchestrator.stats` must stay light
+
     return stats.rankdata(x, axis=-1)
 
 

@@ -1,20 +1,30 @@
 """Which runs count as compliant: the exclusion rule is a parameter, because the tails move with it.
 
 Each run carries one verdict per compliance rule: "flagged", "clear", or blank (not audited).
-The exclusion says which rules remove a run: none, one of the two, or both (a run flagged by either
-rule is removed). A run left unaudited under an applied rule is neither compliant nor excluded: it
-is unknown, and is dropped and counted by whoever needs compliance.
+The exclusion says which rules remove a run: none, one of the two default rules, both (a run flagged by
+either rule is removed, the default), the optional rule `eval_features_in_fit` alone, or all three. A run
+left unaudited under an applied rule is neither compliant nor excluded: it is unknown, and is dropped and
+counted by whoever needs compliance.
+
+`eval_features_in_fit` (evaluation features, not labels, reaching a fit: adversarial validation,
+pseudo-labels) is reported by the audit but is not part of the default exclusion; a study chooses it with
+`Exclusion.EVAL_FEATURES_IN_FIT` or `Exclusion.ALL` and passes its verdict column to `compliant`.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+if TYPE_CHECKING:  # numpy is imported inside the functions: the CLI parser imports `Exclusion`
+    import numpy as np
+    from numpy.typing import ArrayLike, NDArray
 
-#: the compliance rules the audit records, in the runs table's column names
+#: the compliance rules of the default exclusion, in the runs table's column names
 RULES = ("eval_labels_in_fit", "frame_statistics")
+#: rules the audit also records that a study may choose to exclude on (not by default)
+OPTIONAL_RULES = ("eval_features_in_fit",)
+ALL_RULES = RULES + OPTIONAL_RULES
 
 FLAGGED = "flagged"
 CLEAR = "clear"
@@ -26,7 +36,11 @@ class Exclusion(StrEnum):
     NOTHING = "nothing"
     EVAL_LABELS_IN_FIT = "eval_labels_in_fit"
     FRAME_STATISTICS = "frame_statistics"
+    #: the two default rules (the default exclusion)
     BOTH = "both"
+    EVAL_FEATURES_IN_FIT = "eval_features_in_fit"
+    #: the two default rules and eval_features_in_fit
+    ALL = "all"
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -34,6 +48,8 @@ class Exclusion(StrEnum):
             return ()
         if self is Exclusion.BOTH:
             return RULES
+        if self is Exclusion.ALL:
+            return ALL_RULES
         return (self.value,)
 
     @classmethod
@@ -50,6 +66,8 @@ def verdicts(values: ArrayLike, name: str) -> NDArray[np.float64]:
 
     Accepts "flagged"/"clear" (any case), booleans (True = flagged) and blanks (None, NaN, "").
     """
+    import numpy as np
+
     out = []
     for v in np.asarray(values, dtype=object).ravel():
         if v is None or (isinstance(v, float) and np.isnan(v)):
@@ -71,13 +89,20 @@ def verdicts(values: ArrayLike, name: str) -> NDArray[np.float64]:
 
 
 def compliant(
-    eval_labels_in_fit: ArrayLike, frame_statistics: ArrayLike, exclusion: str | Exclusion
+    eval_labels_in_fit: ArrayLike,
+    frame_statistics: ArrayLike,
+    exclusion: str | Exclusion,
+    eval_features_in_fit: ArrayLike | None = None,
 ) -> NDArray[np.float64]:
     """Under this exclusion rule, which runs count as compliant? 1.0 yes, 0.0 excluded, NaN unknown.
 
     A run is excluded when any applied rule flagged it; it is unknown when no applied rule flagged it
-    but some applied rule did not audit it. With Exclusion.NOTHING every run is compliant.
+    but some applied rule did not audit it. With Exclusion.NOTHING every run is compliant. Without an
+    `eval_features_in_fit` column that rule counts as not audited (it matters only to the exclusions
+    that apply it).
     """
+    import numpy as np
+
     rule = Exclusion.parse(exclusion)
     columns = {
         "eval_labels_in_fit": verdicts(eval_labels_in_fit, "eval_labels_in_fit"),
@@ -85,6 +110,12 @@ def compliant(
     }
     if columns["eval_labels_in_fit"].shape != columns["frame_statistics"].shape:
         raise ValueError("the two verdict columns must have the same length")
+    if eval_features_in_fit is None:
+        columns["eval_features_in_fit"] = np.full(columns["eval_labels_in_fit"].shape, np.nan)
+    else:
+        columns["eval_features_in_fit"] = verdicts(eval_features_in_fit, "eval_features_in_fit")
+        if columns["eval_features_in_fit"].shape != columns["eval_labels_in_fit"].shape:
+            raise ValueError("the verdict columns must have the same length")
     n = columns["eval_labels_in_fit"].size
     if not rule.rules:
         return np.ones(n)

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from orchestrator.stats._checks import (
     Seed,
@@ -56,6 +55,8 @@ def wald_test(estimates: ArrayLike, covariance: ArrayLike) -> WaldTest:
         stat = float(theta @ np.linalg.solve(cov, theta))
     except np.linalg.LinAlgError:
         raise ValueError("covariance of the contrasts is singular") from None
+    from scipy import stats  # lazy: `import orchestrator.stats` must stay light
+
     return WaldTest(statistic=stat, df=int(theta.size), p_value=float(stats.chi2.sf(stat, theta.size)))
 
 
@@ -137,6 +138,8 @@ def interaction_contrasts(
     se = np.sqrt(np.diag(cov))
     with np.errstate(divide="ignore", invalid="ignore"):
         z = np.where(se > 0, theta / se, np.where(theta != 0, np.inf, 0.0))
+    from scipy import stats
+
     p = np.minimum(1.0, 2.0 * stats.norm.sf(np.abs(z)))
     p_holm = holm_adjust(p)
     rng = rng_from(seed)

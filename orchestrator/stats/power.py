@@ -7,7 +7,6 @@ from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import stats
 
 from orchestrator.stats._checks import Seed, check_resamples, float_array, rng_from, same_length
 
@@ -105,6 +104,8 @@ def simulated_paired_power(
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
     n_sims = check_resamples(n_sims)
     rng = rng_from(seed)
+    from scipy import stats  # lazy: `import orchestrator.stats` must stay light
+
     crit = float(stats.norm.ppf(1 - alpha / 2))
     rejections = 0
     block = max(1, 1_000_000 // tasks)

@@ -42,6 +42,10 @@ class RunJob:
     data_dir: str | None = None
     phase: str = "run"            # run | finish (scoring/audit left over after a crash)
     options: dict[str, Any] = field(default_factory=dict)
+    #: the model endpoint of the pairing, and where the node reads endpoints and rate cards (never keys)
+    endpoint: str | None = None
+    endpoints_file: str | None = None
+    ratecards_dir: str | None = None
 
 
 @dataclass(frozen=True)
@@ -53,6 +57,8 @@ class RunOutcome:
     slot: str
     seconds: float
     cpu_seconds: float | None = None
+    #: the run's endpoint when, as the run ended, it kept refusing (the driver stops launching runs on it)
+    endpoint_refusing: str | None = None
 
 
 class Backend(Protocol):
@@ -61,6 +67,7 @@ class Backend(Protocol):
     def slots(self) -> list[Slot]: ...
     def alive(self, slot: Slot) -> bool: ...   # False once the slot's node is gone: the driver drops it
     def submit(self, job: RunJob, slot: Slot) -> Future[RunOutcome]: ...
+    def interrupt(self) -> None: ...           # the driver is stopping: end the runs in flight (failed/infra)
     def close(self) -> None: ...
 
 

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import docker
 import psutil
 
 from orchestrator.failures import ConfigError
+from orchestrator.home import Home
 from orchestrator.ledger import Ledger
+from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.specs import Budget
 from orchestrator.study.backend import RunJob, RunOutcome, Slot
 from orchestrator.study.job import execute_job
@@ -46,10 +49,13 @@ def local_slots(budget: Budget, wanted: int | None, node: str | None = None) -> 
 class LocalBackend:
     name = "local"
 
-    def __init__(self, client: docker.DockerClient, ledger: Ledger, budget: Budget, slots: int | None = None) -> None:
-        self.client, self.ledger = client, ledger
+    def __init__(self, home: Home, client: docker.DockerClient, ledger: Ledger, budget: Budget,
+                 slots: int | None = None, gateway: GatewayHost | None = None) -> None:
+        self.home, self.client, self.ledger = home, client, ledger
+        self.gateway = gateway  # the driver's model gateway, shared by every slot
         self._slots = local_slots(budget, slots)
         self._pool = ThreadPoolExecutor(max_workers=len(self._slots), thread_name_prefix="sbx-slot")
+        self._cancel = threading.Event()
 
     def slots(self) -> list[Slot]:
         return list(self._slots)
@@ -58,7 +64,13 @@ class LocalBackend:
         return True
 
     def submit(self, job: RunJob, slot: Slot) -> Future[RunOutcome]:
-        return self._pool.submit(execute_job, self.client, self.ledger, job, slot)
+        return self._pool.submit(execute_job, self.home, self.client, self.ledger, job, slot, self.gateway,
+                                 self._cancel)
+
+    def interrupt(self) -> None:
+        """Stop the runs in flight: each sandbox sees it at its next look at its limits (a quarter second) and
+        ends its attempt failed/infra, cleaning up after itself; no new step starts."""
+        self._cancel.set()
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)

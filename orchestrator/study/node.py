@@ -2,13 +2,14 @@
 back everything it produced as plain values, for the driver (which alone writes the study's ledger).
 
 Nothing here imports Ray: `orchestrator/study/ray_backend.py` calls `run_on_node` inside a Ray task and
-`take_result` on the driver. The node's temporary SBX_HOME holds only this run, so "every artifact-store
-object" and "the run folder" are exactly what the run made.
+`take_result` on the driver. Each job gets its own temporary `Home` on the node (passed explicitly; the
+process's environment is never changed), which holds only this run, so "every artifact-store object" and
+"the run folder" are exactly what the run made.
 """
 
 from __future__ import annotations
 
-import contextlib
+import atexit
 import hashlib
 import io
 import json
@@ -17,18 +18,18 @@ import shutil
 import socket
 import tarfile
 import tempfile
-from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import docker
 
-from orchestrator import paths
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.failures import InfraError
+from orchestrator.home import Home
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.log import get_logger
+from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.sandbox.safetar import TarCaps, extract_strictly
 from orchestrator.specs import load_task
 from orchestrator.study.backend import RunJob, RunOutcome, Slot
@@ -107,28 +108,33 @@ def unpack_folder(data: bytes, dest: Path) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-@contextlib.contextmanager
-def _sbx_home(home: Path) -> Iterator[None]:
-    """SBX_HOME pointed at `home` for this process (a Ray worker runs one task at a time)."""
-    old = os.environ.get("SBX_HOME")
-    os.environ["SBX_HOME"] = str(home)
-    try:
-        yield
-    finally:
-        if old is None:
-            os.environ.pop("SBX_HOME", None)
-        else:
-            os.environ["SBX_HOME"] = old
-
-
 # --- the node side -----------------------------------------------------------------------------------------
 
+#: this node process's model gateways, by (endpoints file, rate-card folder): started on first use, stopped
+#: when the process exits (a Ray worker runs many jobs)
+_GATEWAYS: dict[tuple[str, str], GatewayHost] = {}
 
-def node_data(job: RunJob, fingerprint: str | None) -> Path:
+
+def node_gateway(job: RunJob) -> GatewayHost | None:
+    """The node's model gateway for a job that talks to a model. The endpoints file and rate cards are read
+    at the paths the driver named; the keys come from this node's environment or files."""
+    if job.endpoint is None:
+        return None
+    key = (job.endpoints_file or "endpoints.yaml", job.ratecards_dir or "ratecards")
+    host = _GATEWAYS.get(key)
+    if host is None:
+        host = GatewayHost.from_files(Path(key[0]), Path(key[1])).start()
+        _GATEWAYS[key] = host
+        atexit.register(host.stop)
+    return host
+
+
+
+def node_data(node_home: Home, job: RunJob, fingerprint: str | None) -> Path:
     """The prepared data this node uses for `job`: the driver's folder when it exists here, else the node's
-    own (`$SBX_HOME/data/...` as the node is configured), whichever holds the driver's bytes."""
+    own (in the node's configured Home), whichever holds the driver's bytes."""
     candidates = [Path(job.data_dir)] if job.data_dir else []
-    candidates.append(load_task(job.task).data_dir())
+    candidates.append(load_task(job.task).data_dir(node_home))
     for path in candidates:
         if path.is_dir() and (fingerprint is None or data_fingerprint(path) == fingerprint):
             return path
@@ -136,11 +142,11 @@ def node_data(job: RunJob, fingerprint: str | None) -> Path:
                      f"(looked in {', '.join(map(str, candidates))}); run `sbx data prepare` with the driver's options")
 
 
-def reap_dead(client: docker.DockerClient, dead_hosts: frozenset[str]) -> list[str]:
+def reap_dead(client: docker.DockerClient, node_home: Home, dead_hosts: frozenset[str]) -> list[str]:
     """Remove sbx containers whose owner is gone (a task killed with its node or worker): on this host when
     the owning pid is gone, or when the owner's host is a dead node; and the temporary homes such tasks left
     here. Any study's: a dead owner's container is garbage whoever planned it (`sbx gc --dead-only`)."""
-    runs = remove_containers(client, dead_only=True, dead_hosts=dead_hosts)
+    runs = remove_containers(client, node_home.mount_parent, dead_only=True, dead_hosts=dead_hosts)
     for run_id in runs:
         for home in Path(tempfile.gettempdir()).glob(f"{_NODE_HOME_PREFIX}{run_id[-8:]}-*"):
             shutil.rmtree(home, ignore_errors=True)
@@ -149,43 +155,44 @@ def reap_dead(client: docker.DockerClient, dead_hosts: frozenset[str]) -> list[s
     return runs
 
 
-def run_on_node(client: docker.DockerClient, job: RunJob, slot: Slot, sent: dict[str, Any],
+def run_on_node(client: docker.DockerClient, node_home: Home, job: RunJob, slot: Slot, sent: dict[str, Any],
                 folder: bytes | None, fingerprint: str | None) -> NodeResult:
     """Execute `job` here: import the driver's row into a fresh ledger, run (or finish) it, export it."""
-    data_dir = node_data(job, fingerprint)
-    home = Path(tempfile.mkdtemp(prefix=f"{_NODE_HOME_PREFIX}{job.run_id[-8:]}-"))
+    data_dir = node_data(node_home, job, fingerprint)
+    home = Home(Path(tempfile.mkdtemp(prefix=f"{_NODE_HOME_PREFIX}{job.run_id[-8:]}-")), node_home.shared)
     try:
-        with _sbx_home(home), Ledger(home / "ledger.sqlite") as ledger:
+        with Ledger(home.ledger_path) as ledger:
             ledger.import_run(sent)
-            run_dir = paths.sbx_home() / "runs" / job.run_id
+            run_dir = home.run_dir(job.run_id)
             if folder is not None:
                 unpack_folder(folder, run_dir)
             outcome, error = None, None
             try:
-                outcome = execute_job(client, ledger, replace(job, data_dir=str(data_dir)), slot)
+                outcome = execute_job(home, client, ledger, replace(job, data_dir=str(data_dir)), slot,
+                                      gateway=node_gateway(job))
             except Exception as exc:  # our fault; the records still go back
                 error = f"{type(exc).__name__}: {exc}"
                 log.warning("node.job_error", error=error[:500])
             records = ledger.export_run(job.run_id)
-            store = ArtifactStore()
+            store = ArtifactStore(home.artifacts_dir)
             artifacts = {p.parent.name + p.name: p.read_bytes() for p in store.root.glob("??/*") if p.is_file()}
             files = pack_folder(run_dir) if run_dir.is_dir() else b""
         return NodeResult(outcome, records, artifacts, files, slot.node, error)
     finally:
-        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(home.root, ignore_errors=True)
 
 
 # --- the driver side ---------------------------------------------------------------------------------------
 
 
-def take_result(ledger: Ledger, result: NodeResult, base: RunState | str) -> None:
+def take_result(home: Home, ledger: Ledger, result: NodeResult, base: RunState | str) -> None:
     """Bring a node's run into the driver's home: artifacts (each checked against its hash), then the run
     folder, then the ledger rows in one transaction (so no row ever names a file the driver lacks)."""
-    store = ArtifactStore()
+    store = ArtifactStore(home.artifacts_dir)
     for sha, data in result.artifacts.items():
         if store.put_bytes(data) != sha:
             raise InfraError(f"artifact {sha} from node {result.node} does not match its hash")
     run_id = result.records["run"]["run_id"]
     if result.files:
-        unpack_folder(result.files, paths.sbx_home() / "runs" / run_id)
+        unpack_folder(result.files, home.run_dir(run_id))
     ledger.import_run(result.records, base=base)

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.table import Table
 
-from orchestrator.ledger import Ledger, RunState
+from orchestrator.ledger import Ledger
 from orchestrator.log import get_logger
 from orchestrator.study.backend import RunOutcome
 from orchestrator.study.runner import Tally, latest_attempts
@@ -21,19 +21,62 @@ log = get_logger(__name__)
 
 
 def study_status(ledger: Ledger, study_id: str) -> dict[str, Any]:
-    """Counts per pairing over the latest attempt of each (pairing, repeat), plus totals."""
+    """Counts per pairing over the latest attempt of each (task, pairing, repeat), plus totals (and, for a
+    study of several tasks, per task)."""
     runs = ledger.list_runs(study_id=study_id)
     latest = latest_attempts(runs)
     attempts = len(runs)
     cpu = sum(run.cpu_seconds_container or 0.0 for run in runs)
     per: dict[str, Counter[str]] = defaultdict(Counter)
-    for (pairing, _), run in latest.items():
+    per_task: dict[str, Counter[str]] = defaultdict(Counter)
+    for (task, pairing, _), run in latest.items():
         state = str(run.status)
         bucket = {"planned": "planned", "starting": "running", "running": "running", "delivered": "scoring",
                   "scored": "scoring", "audited": "done", "failed": "failed", "cancelled": "failed"}[state]
         per[pairing][bucket] += 1
-    return {"pairings": {k: dict(v) for k, v in sorted(per.items())}, "runs": len(latest), "attempts": attempts,
-            "cpu_seconds": round(cpu, 1)}
+        per_task[task][bucket] += 1
+    out: dict[str, Any] = {"pairings": {k: dict(v) for k, v in sorted(per.items())}, "runs": len(latest),
+                           "attempts": attempts, "cpu_seconds": round(cpu, 1)}
+    if len(per_task) > 1:
+        out["tasks"] = {k: dict(v) for k, v in sorted(per_task.items())}
+    return out
+
+
+def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
+    """Per pairing, over the latest attempt of each repeat: runs, scored, flagged, mean and best holdout score."""
+    from orchestrator.run.record import run_row
+
+    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for (_, pairing, _), run in sorted(latest_attempts(ledger.list_runs(study_id=study_id)).items()):
+        per[pairing].append(run_row(ledger, run.run_id))
+    out: dict[str, dict[str, Any]] = {}
+    for pairing, rows in per.items():
+        scores = [r["holdout_score"] for r in rows if r["holdout_score"] is not None]
+        out[pairing] = {
+            "runs": len(rows), "scored": len(scores),
+            "failed": sum(r["status"] == "failed" for r in rows),
+            "flagged": sum(r["compliant"] is False for r in rows),
+            "mean_holdout": round(sum(scores) / len(scores), 4) if scores else None,
+            "best_holdout": round(max(scores), 4) if scores else None,
+            # tests tasks: graded runs and passes (a fail is an outcome, not a failed run)
+            "graded": sum(r["outcome"] is not None for r in rows),
+            "passed": sum(r["outcome"] is True for r in rows),
+        }
+    return out
+
+
+def result_table(name: str, results: dict[str, dict[str, Any]]) -> str:
+    """The short table a finished study prints: one line per pairing."""
+    cols: tuple[str, ...] = ("runs", "scored", "failed", "flagged", "mean_holdout", "best_holdout")
+    if any(row.get("graded") for row in results.values()):
+        cols = ("runs", "graded", "passed", "failed")
+    width = max([len("pairing"), *(len(p) for p in results)])
+    lines = [f"study {name}", f"  {'pairing':<{width}}" + "".join(f"{c:>14}" for c in cols)]
+    for pairing, row in results.items():
+        cells = ["-" if row[c] is None else (f"{row[c]:.4f}" if isinstance(row[c], float) else str(row[c]))
+                 for c in cols]
+        lines.append(f"  {pairing:<{width}}" + "".join(f"{c:>14}" for c in cells))
+    return "\n".join(lines)
 
 
 def _eta(seconds: float | None) -> str:

@@ -33,8 +33,8 @@ import ray.exceptions  # noqa: E402
 import structlog  # noqa: E402
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy  # noqa: E402
 
-from orchestrator import paths  # noqa: E402
 from orchestrator.failures import ConfigError, InfraError  # noqa: E402
+from orchestrator.home import Home  # noqa: E402
 from orchestrator.ledger import Ledger  # noqa: E402
 from orchestrator.log import get_logger  # noqa: E402
 from orchestrator.specs import Budget, load_task  # noqa: E402
@@ -82,14 +82,15 @@ def _execute(job: RunJob, slot: Slot, sent: dict[str, Any], folder: bytes | None
     """One job on its node. Never retried by Ray: a lost attempt is the driver's to retry, as a new one."""
     from orchestrator import engine
 
+    node_home = Home.from_env()  # the node's own configuration ($SBX_HOME, $SBX_SHARED_DIR of its worker)
     with structlog.contextvars.bound_contextvars(study=job.study_name, study_id=job.study_id,
                                                  run_id=job.run_id, node=slot.node):
         client = engine.client()
-        node.reap_dead(client, _dead_hosts())
+        node.reap_dead(client, node_home, _dead_hosts())
         try:
-            return node.run_on_node(client, job, slot, sent, folder, fingerprint)
+            return node.run_on_node(client, node_home, job, slot, sent, folder, fingerprint)
         finally:
-            node.reap_dead(client, _dead_hosts())
+            node.reap_dead(client, node_home, _dead_hosts())
 
 
 # --- the driver side ----------------------------------------------------------------------------------------
@@ -119,9 +120,9 @@ def interleave(per_node: dict[str, list[Slot]]) -> list[Slot]:
 class RayBackend:
     name = "ray"
 
-    def __init__(self, spec: RayBackendSpec, budget: Budget, ledger: Ledger,
+    def __init__(self, spec: RayBackendSpec, budget: Budget, home: Home, ledger: Ledger,
                  slots_per_node: int | None = None) -> None:
-        self.spec, self.budget, self.ledger = spec, budget, ledger
+        self.spec, self.budget, self.home, self.ledger = spec, budget, home, ledger
         self._owns_ray = not ray.is_initialized()
         if self._owns_ray:
             _connect(spec.address)
@@ -173,9 +174,9 @@ class RayBackend:
     def _run(self, job: RunJob, slot: Slot) -> RunOutcome:
         sent = self.ledger.export_run(job.run_id)
         base = sent["run"]["status"]
-        run_dir = paths.sbx_home() / "runs" / job.run_id
+        run_dir = self.home.run_dir(job.run_id)
         folder = node.pack_folder(run_dir) if job.phase == "finish" and run_dir.is_dir() else None
-        data_dir = Path(job.data_dir) if job.data_dir else load_task(job.task).data_dir()
+        data_dir = Path(job.data_dir) if job.data_dir else load_task(job.task).data_dir(self.home)
         strategy = NodeAffinitySchedulingStrategy(self._node_ids[slot.node], soft=False)
         ref = _execute.options(scheduling_strategy=strategy, num_cpus=self.budget.cores,
                                name=f"sbx-run-{job.run_id}").remote(job, slot, sent, folder,
@@ -191,10 +192,21 @@ class RayBackend:
         finally:
             with self._lock:
                 self._refs.pop(job.run_id, None)
-        node.take_result(self.ledger, result, base)
+        node.take_result(self.home, self.ledger, result, base)
         if result.error is not None or result.outcome is None:
             raise InfraError(f"on node {result.node}: {result.error}")
         return result.outcome
+
+    def interrupt(self) -> None:
+        """The driver is stopping: each node's task gets a KeyboardInterrupt (its run ends failed/infra on the
+        node and cleans up there, as for Ctrl-C)."""
+        with self._lock:
+            refs = list(self._refs.values())
+        for ref in refs:
+            try:
+                ray.cancel(ref, force=False)
+            except Exception as exc:  # already finished or its node is gone
+                log.debug("fleet.cancel_failed", error=str(exc))
 
     def close(self) -> None:
         with self._lock:

@@ -15,10 +15,9 @@ from pathlib import Path
 import docker
 import docker.errors
 
-from orchestrator import paths
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.log import get_logger
-from orchestrator.sandbox.docker import LABEL_OWNER, LABEL_RUN, LABEL_STUDY
+from orchestrator.sandbox.container import LABEL_OWNER, LABEL_RUN, LABEL_STUDY
 
 log = get_logger(__name__)
 
@@ -43,8 +42,9 @@ def _owner_alive(owner: str, dead_hosts: frozenset[str] = frozenset()) -> bool:
         return True
 
 
-def remove_containers(client: docker.DockerClient, *, study_id: str | None = None, dead_only: bool = False,
-                      dead_hosts: frozenset[str] = frozenset(), run_ids: Collection[str] = ()) -> list[str]:
+def remove_containers(client: docker.DockerClient, mount_parent: Path, *, study_id: str | None = None,
+                      dead_only: bool = False, dead_hosts: frozenset[str] = frozenset(),
+                      run_ids: Collection[str] = ()) -> list[str]:
     """Remove sbx containers (sandboxes, copiers, scorers) and workspace volumes; returns the run ids hit.
 
     `study_id` limits this to the study's (scorers carry only a run label: give the study's `run_ids` too);
@@ -75,16 +75,16 @@ def remove_containers(client: docker.DockerClient, *, study_id: str | None = Non
             v.remove(force=True)
             log.info("reap.volume", volume=v.name)
     for run_id in {r for r in runs if r}:
-        remove_socket_dirs(run_id)
+        remove_socket_dirs(mount_parent, run_id)
     return sorted({r for r in runs if r})
 
 
-def remove_socket_dirs(run_id: str | None = None) -> int:
-    """Per-run socket folders under $SBX_SHARED_DIR or /tmp (sbx-<last 8 of run id>-*); all of them when
+def remove_socket_dirs(mount_parent: Path, run_id: str | None = None) -> int:
+    """Per-run socket folders under a Home's mount parent (sbx-<last 8 of run id>-*); all of them when
     run_id is None."""
     n = 0
     pattern = f"sbx-{run_id[-8:]}-*" if run_id else "sbx-*-*"
-    for d in (paths.shared_dir() or Path("/tmp")).glob(pattern):
+    for d in mount_parent.glob(pattern):
         if d.is_dir() and (d / "gate.sock").exists():  # a run's socket folder, nothing else named alike
             shutil.rmtree(d, ignore_errors=True)
             n += 1
@@ -92,15 +92,17 @@ def remove_socket_dirs(run_id: str | None = None) -> int:
 
 
 def orphan_cgroups(client: docker.DockerClient) -> list[Path]:
-    """Metering cgroups (`py`, in any hierarchy) under container cgroups whose container no longer exists."""
+    """Metering cgroups (`py`, `agent`, in any hierarchy) under container cgroups whose container no longer exists."""
     live = {c.id for c in client.containers.list(all=True, sparse=True)}
     return [p for p in container_cgroups("*") if p.parent.name not in live]
 
 
 def container_cgroups(container_id: str) -> list[Path]:
-    """The metering cgroups (`py`, in any hierarchy) under one container's cgroup (a glob for all: "*")."""
+    """The metering cgroups (`py` and `agent`, in any hierarchy) under one container's cgroup (a glob for
+    all: "*")."""
     root = Path("/sys/fs/cgroup")
-    return [*root.glob(f"*/docker/{container_id}/py"), *root.glob(f"docker/{container_id}/py")]
+    return [p for name in ("py", "agent")
+            for p in (*root.glob(f"*/docker/{container_id}/{name}"), *root.glob(f"docker/{container_id}/{name}"))]
 
 
 def remove_cgroup_tree(path: Path) -> None:

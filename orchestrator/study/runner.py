@@ -5,6 +5,16 @@ resumed by running the study again. On start it takes the study's lock, removes 
 the study (a new driver owns nothing yet), turns attempts left in flight into `failed/infra` with
 counted = false, and re-queues them as new attempts; runs left delivered or scored are finished
 (scored, audited). No planned run is lost and none is counted twice.
+
+A driver told to stop (SIGINT, SIGTERM, SIGHUP: an `Interrupted` in the main thread) stops its runs the same
+way: the backend interrupts them (each ends failed/infra and removes its containers), the driver waits up
+to `stop_grace_s` for them, then marks what is still in flight failed/infra, stops recording (a job still
+going can no longer write an outcome), and removes the study's containers itself.
+
+Model endpoints: while an endpoint keeps refusing (the gateway's health: 429, quota, 5xx, timeouts call
+after call; or a run that ended on them), no new run is launched on it; its jobs wait in the queue while
+others go ahead, and the driver probes the endpoint with one tiny call (after `probe_interval_s`, doubling
+up to `max_probe_interval_s`, and never before a `retry-after` ends) until it answers again.
 """
 
 from __future__ import annotations
@@ -17,18 +27,21 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import docker
 
-from orchestrator import paths
-from orchestrator.failures import ConfigError, InfraError, SbxError
-from orchestrator.ledger import Ledger, RunRecord, RunState
+from orchestrator.failures import ConfigError, DataError, InfraError, SbxError
+from orchestrator.home import Home
+from orchestrator.ledger import FailureClass, Ledger, RunRecord, RunState
 from orchestrator.log import get_logger
-from orchestrator.scoring.store import load_scores
 from orchestrator.specs.study import StudySpec
 from orchestrator.study.backend import Backend, RunJob, RunOutcome, Slot
 from orchestrator.study.planner import PlannedRun, plan, seed_of
 from orchestrator.study.reaper import fail_in_flight, remove_containers
+
+if TYPE_CHECKING:
+    from orchestrator.run.gateway_host import GatewayHost
 
 log = get_logger(__name__)
 
@@ -38,17 +51,21 @@ DONE = (RunState.AUDITED, RunState.FAILED, RunState.CANCELLED)
 class StudyBusy(SbxError):
     """Another process is running this study."""
 
-    failure_class = "config"
+    exit_code = 3
 
 
 class NoSlotsLeft(InfraError):
     """Every slot's node was lost while jobs were left; the study resumes when run again."""
 
 
+def lock_path(home: Home, name: str) -> Path:
+    return home.study_dir(name) / "lock"
+
+
 @contextlib.contextmanager
-def study_lock(name: str) -> Iterator[Path]:
+def study_lock(home: Home, name: str) -> Iterator[Path]:
     """An exclusive lock per study, released by the kernel when the holder dies (even by SIGKILL)."""
-    path = paths.sbx_home() / "studies" / f"{name}.lock"
+    path = lock_path(home, name)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+") as f:
         try:
@@ -66,9 +83,9 @@ def study_lock(name: str) -> Iterator[Path]:
             fcntl.flock(f, fcntl.LOCK_UN)
 
 
-def lock_holder(name: str) -> int | None:
+def lock_holder(home: Home, name: str) -> int | None:
     """The pid running the study now, or None."""
-    path = paths.sbx_home() / "studies" / f"{name}.lock"
+    path = lock_path(home, name)
     if not path.exists():
         return None
     with open(path) as f:
@@ -81,11 +98,11 @@ def lock_holder(name: str) -> int | None:
     return None
 
 
-def latest_attempts(runs: Iterable[RunRecord]) -> dict[tuple[str, int], RunRecord]:
-    """The latest attempt of each (pairing, repeat): the one that stands for the planned run."""
-    latest: dict[tuple[str, int], RunRecord] = {}
+def latest_attempts(runs: Iterable[RunRecord]) -> dict[tuple[str, str, int], RunRecord]:
+    """The latest attempt of each (task, pairing, repeat): the one that stands for the planned run."""
+    latest: dict[tuple[str, str, int], RunRecord] = {}
     for run in runs:
-        key = (run.pairing, run.repeat)
+        key = (run.task, run.pairing, run.repeat)
         if key not in latest or run.attempt > latest[key].attempt:
             latest[key] = run
     return latest
@@ -122,14 +139,36 @@ class Tally:
 Progress = Callable[[str, Tally, RunOutcome | None], None]
 
 
+@dataclass
+class Paused:
+    """An endpoint no run is launched on until a probe (or, with no gateway to probe through, the wait) ends."""
+
+    since: float
+    next_probe: float
+    interval: float
+    probes: int = 0
+
+
 class StudyRunner:
-    def __init__(self, spec: StudySpec, ledger: Ledger, client: docker.DockerClient | None, backend: Backend,
-                 progress: Progress | None = None, data_dir: Path | None = None) -> None:
-        self.spec, self.ledger, self.client, self.backend = spec, ledger, client, backend
+    """`gateway`: the driver's model gateway (runs go through it on the local backend; a fleet driver probes
+    refusing endpoints through it); `endpoints_file`/`ratecards_dir` go with every job to the node."""
+
+    def __init__(self, spec: StudySpec, home: Home, ledger: Ledger, client: docker.DockerClient | None,
+                 backend: Backend, progress: Progress | None = None, data_dir: Path | None = None,
+                 gateway: GatewayHost | None = None, endpoints_file: Path | None = None,
+                 ratecards_dir: Path | None = None, probe_interval_s: float = 30.0,
+                 max_probe_interval_s: float = 600.0, stop_grace_s: float = 30.0) -> None:
+        self.spec, self.home, self.ledger, self.client, self.backend = spec, home, ledger, client, backend
+        self.stop_grace_s = stop_grace_s
         self.progress = progress or (lambda *_: None)
         self.data_dir = data_dir
+        self.gateway = gateway
+        self.endpoints_file, self.ratecards_dir = endpoints_file, ratecards_dir
+        self.probe_interval_s, self.max_probe_interval_s = probe_interval_s, max_probe_interval_s
+        self.paused: dict[str, Paused] = {}
         self.study_id = ""
         self.plan: list[PlannedRun] = plan(spec)
+        self._kinds: dict[str, str | None] = {}
 
     # --- bookkeeping -------------------------------------------------------------------------------
 
@@ -137,14 +176,24 @@ class StudyRunner:
         p = planned.pairing
         return RunJob(study_id=self.study_id, study_name=self.spec.name, run_id=run_id, pairing=p.name,
                       agent=p.agent, agent_command=p.agent_command, model=p.model, repeat=planned.repeat,
-                      seed=seed_of(self.spec, planned), task=self.spec.task, budget=self.spec.budget,
+                      seed=seed_of(self.spec, planned), task=planned.task, budget=self.spec.budget,
                       datasets=tuple(self.spec.datasets), data_dir=str(self.data_dir) if self.data_dir else None,
-                      phase=phase, options=dict(p.options))
+                      phase=phase, options=dict(p.options), endpoint=p.endpoint,
+                      endpoints_file=str(self.endpoints_file.resolve()) if self.endpoints_file and p.endpoint else None,
+                      ratecards_dir=str(self.ratecards_dir.resolve()) if self.ratecards_dir and p.endpoint else None)
 
-    def _needs_datasets(self, run_id: str) -> bool:
-        with self.ledger.connection() as conn:
-            have = set(load_scores(conn, run_id))
-        return not set(self.spec.datasets) <= have
+    def _needs_datasets(self, run: RunRecord) -> bool:
+        """An audited ml run not yet scored on every dataset (a tests task's run is graded, never scored)."""
+        if self._kind(run.task) == "tests":
+            return False
+        return not set(self.spec.datasets) <= set(self.ledger.scores(run.run_id))
+
+    def _kind(self, task: str) -> str | None:
+        if task not in self._kinds:
+            from orchestrator.specs.task import task_kind, task_yaml
+
+            self._kinds[task] = task_kind(task_yaml(task))
+        return self._kinds[task]
 
     def pending(self) -> list[RunJob]:
         """Jobs left to do, in plan order: create missing rows, retry infra failures within the limit."""
@@ -154,7 +203,7 @@ class StudyRunner:
             run = latest.get(planned.key)
             if run is None:
                 p = planned.pairing
-                run_id = self.ledger.new_run(task=self.spec.task, agent=p.agent or f"command:{Path(p.agent_command or '').name}",
+                run_id = self.ledger.new_run(task=planned.task, agent=p.agent or f"command:{Path(p.agent_command or '').name}",
                                              budget_name=self.spec.budget, model=p.model, pairing=p.name,
                                              study_id=self.study_id, repeat=planned.repeat,
                                              meta={"order": planned.order})
@@ -165,9 +214,10 @@ class StudyRunner:
                 jobs.append(self._job(planned, run.run_id, "run"))
             elif status in (RunState.DELIVERED, RunState.SCORED):
                 jobs.append(self._job(planned, run.run_id, "finish"))
-            elif status == RunState.AUDITED and self._needs_datasets(run.run_id):
+            elif status == RunState.AUDITED and self._needs_datasets(run):
                 jobs.append(self._job(planned, run.run_id, "finish"))
-            elif status == RunState.FAILED and run.failure_class == "infra" and attempt <= self.spec.infra_retries:
+            elif (status == RunState.FAILED and run.failure_class is not None and run.failure_class.retryable
+                  and attempt <= self.spec.infra_retries):
                 jobs.append(self._job(planned, self.ledger.retry(run.run_id), "run"))
         return jobs
 
@@ -175,7 +225,7 @@ class StudyRunner:
 
     def run(self) -> Tally:
         self.study_id = open_study(self.ledger, self.spec)
-        with study_lock(self.spec.name):
+        with study_lock(self.home, self.spec.name):
             # A fleet driver may have no engine of its own: its nodes reap their leftovers (study/node.py).
             gone = self._reap()
             lost = fail_in_flight(self.ledger, self.study_id, "the driver running this attempt stopped (resumed later)")
@@ -186,17 +236,30 @@ class StudyRunner:
             self.progress("start", tally, None)
             free: list[Slot] = list(self.backend.slots())
             inflight: dict[Future[RunOutcome], tuple[RunJob, Slot]] = {}
+            stopped: SbxError | None = None  # a config or data error: nothing more is started
             try:
                 while queue or inflight:
+                    if stopped is not None:
+                        queue.clear()
+                        if not inflight:
+                            break
                     if queue and not free and not inflight:
                         raise NoSlotsLeft(f"every slot's node was lost; {len(queue)} jobs left "
                                           "(run the study again to resume)")
+                    self._probe_due(queue)
                     while queue and free:
-                        job, slot = queue.pop(0), free.pop(0)
+                        at = self._launchable(queue)
+                        if at is None:  # every job left waits for a refusing endpoint
+                            break
+                        job, slot = queue.pop(at), free.pop(0)
                         inflight[self.backend.submit(job, slot)] = (job, slot)
                         tally.running[job.run_id] = slot.label
                         self.progress("started", tally, None)
-                    done, _ = wait(inflight, return_when=FIRST_COMPLETED)
+                    if not inflight:
+                        time.sleep(self._until_next_probe())
+                        continue
+                    done, _ = wait(inflight, timeout=self._until_next_probe() if self.paused else None,
+                                   return_when=FIRST_COMPLETED)
                     for fut in done:
                         job, slot = inflight.pop(fut)
                         if self.backend.alive(slot):
@@ -204,51 +267,149 @@ class StudyRunner:
                         else:
                             log.warning("study.slot_lost", slot=slot.label)
                         tally.running.pop(job.run_id, None)
-                        outcome = self._outcome(fut, job, slot)
+                        try:
+                            outcome = self._outcome(fut, job, slot)
+                        except (ConfigError, DataError) as exc:
+                            log.error("study.config_error", run_id=job.run_id, error=str(exc))
+                            stopped = stopped or exc
+                            continue
                         tally.finished[job.run_id] = outcome
                         tally.durations.append(outcome.seconds)
+                        if outcome.endpoint_refusing:
+                            self._pause(outcome.endpoint_refusing)
                         retry = self._maybe_retry(job, outcome)
                         if retry is not None:
                             tally.retried += 1
                             queue.insert(0, retry)
                         self.progress("finished", tally, outcome)
+            except KeyboardInterrupt:
+                self._stop(inflight)
+                raise
             finally:
                 for fut in inflight:
                     fut.cancel()
             self._reap()  # nothing is in flight: what is left was lost with a node or worker
             self.progress("end", tally, None)
+            if stopped is not None:
+                raise stopped  # the runs it hit stay planned; fix the cause and run the study again
             return tally
+
+    def _stop(self, inflight: dict[Future[RunOutcome], tuple[RunJob, Slot]]) -> None:
+        """The driver is stopping: end the runs in flight, leave the ledger truthful, leave no container."""
+        log.warning("study.stopping", study=self.spec.name, in_flight=len(inflight), grace_s=self.stop_grace_s)
+        for fut in inflight:
+            fut.cancel()  # not started yet: never will be
+        self.backend.interrupt()
+        _done, pending = wait(inflight, timeout=self.stop_grace_s)
+        lost = fail_in_flight(self.ledger, self.study_id, "interrupted: the study's driver was stopped")
+        runs = [r.run_id for r in self.ledger.list_runs(study_id=self.study_id)]
+        if pending:
+            # Jobs still going after the grace (a scoring, a copy-out) can no longer record anything: what
+            # they were doing is redone by the next `sbx study run`, and their containers go now.
+            self.ledger.close()
+        if self.client is not None:
+            gone = remove_containers(self.client, self.home.mount_parent, study_id=self.study_id, run_ids=runs)
+            log.warning("study.stopped", study=self.spec.name, attempts_failed=len(lost), still_running=len(pending),
+                        containers_removed=len(gone))
+
+    # --- endpoints that keep refusing ---------------------------------------------------------------
+
+    def _refusing(self, endpoint: str) -> bool:
+        if endpoint in self.paused:
+            return True
+        if self.gateway is not None and self.gateway.refusing(endpoint):
+            self._pause(endpoint)
+            return True
+        return False
+
+    def _launchable(self, queue: list[RunJob]) -> int | None:
+        """The first job in the queue that may start now (a job finishing a delivered run needs no model)."""
+        for at, job in enumerate(queue):
+            if job.phase != "run" or job.endpoint is None or not self._refusing(job.endpoint):
+                return at
+        return None
+
+    def _pause(self, endpoint: str) -> None:
+        if endpoint in self.paused:
+            return
+        now = time.monotonic()
+        wait_s = self.probe_interval_s
+        if self.gateway is not None:
+            until = self.gateway.health(endpoint).retry_after_until
+            if until is not None:
+                wait_s = max(wait_s, until - time.time())
+        self.paused[endpoint] = Paused(since=now, next_probe=now + wait_s, interval=self.probe_interval_s)
+        log.warning("study.endpoint_paused", endpoint=endpoint, probe_in_s=round(wait_s, 1))
+
+    def _until_next_probe(self) -> float:
+        if not self.paused:
+            return 0.05
+        return max(0.05, min(p.next_probe for p in self.paused.values()) - time.monotonic())
+
+    def _probe_due(self, queue: list[RunJob]) -> None:
+        """Probe each paused endpoint whose time has come; resume it when it answers."""
+        now = time.monotonic()
+        for endpoint, paused in list(self.paused.items()):
+            if paused.next_probe > now:
+                continue
+            model = next((j.model for j in queue if j.endpoint == endpoint and j.model), None)
+            answered, why = self._probe(endpoint, model) if model else (True, "no job waits for it")
+            paused.probes += 1
+            if answered:
+                del self.paused[endpoint]
+                log.warning("study.endpoint_resumed", endpoint=endpoint, probes=paused.probes,
+                            paused_s=round(time.monotonic() - paused.since, 1))
+                continue
+            paused.interval = min(paused.interval * 2, self.max_probe_interval_s)
+            paused.next_probe = time.monotonic() + paused.interval
+            log.warning("study.endpoint_still_refusing", endpoint=endpoint, probes=paused.probes, error=why,
+                        next_probe_in_s=round(paused.interval, 1))
+
+    def _probe(self, endpoint: str, model: str) -> tuple[bool, str]:
+        if self.gateway is None:  # nothing to probe through: let the next run try
+            return True, "no gateway on the driver"
+        folder = self.home.study_dir(self.spec.name) / "probes"
+        folder.mkdir(parents=True, exist_ok=True)
+        try:
+            result = self.gateway.probe(endpoint, model, folder / f"{endpoint}-{int(time.time())}.jsonl.gz")
+        except Exception as exc:  # noqa: BLE001 - a failed probe is an endpoint still refusing
+            return False, f"{type(exc).__name__}: {exc}"[:300]
+        return result.outcome == "ok", result.error or result.outcome
 
     def _reap(self) -> list[str]:
         """Remove the study's containers and volumes on the driver's engine (a fleet driver may have none)."""
         if self.client is None:
             return []
         runs = [r.run_id for r in self.ledger.list_runs(study_id=self.study_id)]
-        return remove_containers(self.client, study_id=self.study_id, run_ids=runs)
+        return remove_containers(self.client, self.home.mount_parent, study_id=self.study_id, run_ids=runs)
 
     def _outcome(self, fut: Future[RunOutcome], job: RunJob, slot: Slot) -> RunOutcome:
+        """What a finished job came to. A config or data error propagates (the run stays where it was); any
+        other exception is our fault (infra), never the agent's."""
         try:
             return fut.result()
-        except Exception as exc:  # a job that raised is our fault (infra), never the agent's
+        except (ConfigError, DataError):
+            raise
+        except Exception as exc:
             log.warning("study.job_error", run_id=job.run_id, error=f"{type(exc).__name__}: {exc}")
             run = self.ledger.get_run(job.run_id)
             reason = f"{type(exc).__name__}: {exc}"[:2000]
-            if run.status == RunState.PLANNED:  # nothing came back (a lost node): say where it ran
+            if run.status == RunState.PLANNED:  # nothing came back (a lost node): say where it was sent
                 self.ledger.update_measurements(job.run_id, node=slot.node, slot=slot.index)
-                self.ledger.advance(job.run_id, RunState.STARTING)
-                run = self.ledger.get_run(job.run_id)
-            if run.status in (RunState.STARTING, RunState.RUNNING):
+            if run.status in (RunState.PLANNED, RunState.STARTING, RunState.RUNNING):
                 self.ledger.advance(job.run_id, RunState.FAILED, failure_class="infra", reason=reason)
             # delivered/scored runs stay as they are: the next `sbx study run` finishes them
             run = self.ledger.get_run(job.run_id)
             return RunOutcome(job.run_id, str(run.status), run.failure_class, run.failure_reason, slot.label, 0.0)
 
     def _maybe_retry(self, job: RunJob, outcome: RunOutcome) -> RunJob | None:
-        if outcome.status != RunState.FAILED or outcome.failure_class != "infra":
+        if outcome.status != RunState.FAILED or outcome.failure_class is None:
+            return None
+        if not FailureClass(outcome.failure_class).retryable:
             return None
         run = self.ledger.get_run(job.run_id)
         if run.attempt > self.spec.infra_retries:
             log.warning("study.retries_exhausted", run_id=job.run_id, attempts=run.attempt)
             return None
-        planned = next(p for p in self.plan if p.key == (run.pairing, run.repeat))
+        planned = next(p for p in self.plan if p.key == (run.task, run.pairing, run.repeat))
         return self._job(planned, self.ledger.retry(job.run_id), "run")

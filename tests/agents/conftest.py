@@ -67,3 +67,4 @@ def agent_env(tmp_path: Path):
         return env
 
     return build
+

@@ -194,7 +194,7 @@ def test_hpo_in_the_sandbox_then_copied_out(docker_client, built_images, flight_
         network = container.exec_run(["python", "-c", "import socket; socket.create_connection(('1.1.1.1', 53), 3)"])
         assert network.exit_code != 0
         container.stop(timeout=5)
-        result = copy_out_workspace(docker_client, volume.name, tmp_path / "out", image=image, labels=labels)
+        result = copy_out_workspace(docker_client, volume.name, tmp_path / "out", image=image, run_id="test-hpo")
     finally:
         if container is not None:
             container.remove(force=True)

@@ -60,5 +60,24 @@ def test_agent_environment_is_the_documented_one() -> None:
     assert set(env) == set(AGENT_ENV)
     assert env["SBX_WORKSPACE"] == "/workspace" and env["SBX_SEED"] == "7"
     assert env["SBX_BUDGET_EXPERIMENTS"] == "4" and env["SBX_WALL_CLOCK_S"] == "600"
+    from orchestrator.run.model_plan import MODEL_ENV  # what runs with a model endpoint get besides
+
     documented = set(re.findall(r"^\| `(SBX_[A-Z_]+)` \|", DOCS.read_text(), re.MULTILINE))
-    assert documented == set(AGENT_ENV)
+    assert documented == set(AGENT_ENV) | set(MODEL_ENV)
+
+
+@pytest.mark.parametrize("name", ["claude-code", "codex", "opencode", "pi", "mini-swe-agent"])
+def test_cli_agents_resolve_by_name_and_are_launched_per_run(name: str) -> None:
+    from orchestrator.agents.adapters import get_adapter
+
+    spec = resolve_agent(name)
+    assert (spec.kind, spec.name, spec.version) == ("cli", name, get_adapter(name).version)
+    assert spec.host_path is None and spec.volumes() == {} and spec.command == ()  # its image holds the CLI
+    run = spec.launched(["bash", "-c", "exec claude"], {"A": "1"}, "9.9.9")
+    assert (run.command, dict(run.env), run.version, run.kind) == (("bash", "-c", "exec claude"), {"A": "1"}, "9.9.9", "cli")
+    assert spec.command == ()  # the resolved spec itself is unchanged
+
+
+def test_unknown_name_lists_builtins_and_cli_agents() -> None:
+    with pytest.raises(ConfigError, match="hpo, noop, oracle, claude-code, codex, mini-swe-agent, opencode, pi"):
+        resolve_agent("claude")

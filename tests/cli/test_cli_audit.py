@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from compliance.audit import audit_source
-from compliance.store import ensure_schema, save_records
+from compliance.store import save_records
 from orchestrator.cli import main
+from orchestrator.ledger import Ledger
 
 CORPUS = Path(__file__).parents[1] / "compliance" / "corpus"
 CLEAN = CORPUS / "compliant" / "c01_starting_code.py"
@@ -23,6 +24,7 @@ def test_json_output_and_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     assert {(p["rule"], p["verdict"]) for p in payload} == {
         ("eval_labels_in_fit", "clear"),
         ("frame_statistics", "clear"),
+        ("eval_features_in_fit", "clear"),
     }
     assert all(set(p) >= {"file", "rule", "rule_version", "verdict", "evidence"} for p in payload)
 
@@ -54,16 +56,16 @@ def test_missing_path_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_study_without_a_ledger(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["audit", "--study", "s1", "--ledger", str(tmp_path / "ledger.sqlite")]) == 2
-    assert "no ledger file" in capsys.readouterr().err
+    assert "no ledger at" in capsys.readouterr().err
 
 
 def test_study_audits_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    from orchestrator.ledger import Ledger
+    from orchestrator.home import Home
     from tests.compliance.study_helpers import deliver
 
     monkeypatch.setenv("SBX_HOME", str(tmp_path))
     with Ledger(tmp_path / "ledger.sqlite") as led:
-        deliver(led, led.create_study("s1"), CLEAN.read_text())
+        deliver(Home(tmp_path), led, led.create_study("s1"), CLEAN.read_text())
     assert main(["audit", "--study", "s1", "--ledger", str(tmp_path / "ledger.sqlite")]) == 0
     assert "1 of 1 runs compliant" in capsys.readouterr().out
 
@@ -72,16 +74,15 @@ def test_review_records_an_override(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("SBX_HOME", str(tmp_path))
-    conn = sqlite3.connect(tmp_path / "ledger.sqlite")
-    ensure_schema(conn)
-    save_records(conn, "r1", audit_source(FLAGGED.read_text(), str(FLAGGED), run_id="r1"))
-    conn.close()
+    with Ledger(tmp_path / "ledger.sqlite") as led:
+        r1 = led.new_run(task="t", agent="a", budget_name="b")
+        save_records(led, r1, audit_source(FLAGGED.read_text(), str(FLAGGED), run_id=r1))
     assert (
         main(
             [
                 "audit",
                 "review",
-                "r1",
+                r1,
                 "eval_labels_in_fit",
                 "--verdict",
                 "clear",
@@ -95,7 +96,7 @@ def test_review_records_an_override(
     conn = sqlite3.connect(tmp_path / "ledger.sqlite")
     rows = conn.execute("SELECT run_id, rule, verdict, reason FROM audit_overrides").fetchall()
     conn.close()
-    assert rows == [("r1", "eval_labels_in_fit", "clear", "reviewed: the concat is of training folds")]
+    assert rows == [(r1, "eval_labels_in_fit", "clear", "reviewed: the concat is of training folds")]
 
 
 @pytest.mark.parametrize(
@@ -109,5 +110,5 @@ def test_review_records_an_override(
 )
 def test_review_usage_errors(argv: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SBX_HOME", str(tmp_path))
-    sqlite3.connect(tmp_path / "ledger.sqlite").close()
+    Ledger(tmp_path / "ledger.sqlite").close()
     assert main(argv) == 2

@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+from orchestrator.home import Home
 from orchestrator.ledger import Ledger, RunState
-from orchestrator.run.finish import delivered_dir
 
 
-def deliver(ledger: Ledger, study_id: str, source: str | None, *, keep_file: bool = True) -> str:
+def deliver(home: Home, ledger: Ledger, study_id: str, source: str | None, *, keep_file: bool = True) -> str:
     """A run of `study_id` that delivered `source` as its committed train.py (None: delivered nothing)."""
     run_id = ledger.new_run(task="flight-delays", agent="noop", budget_name="smoke", study_id=study_id)
     ledger.advance(run_id, RunState.STARTING)
@@ -19,7 +19,7 @@ def deliver(ledger: Ledger, study_id: str, source: str | None, *, keep_file: boo
         return run_id
     sha = hashlib.sha256(source.encode()).hexdigest()
     if keep_file:
-        path = delivered_dir(run_id) / "git" / "train" / f"{sha}.py"
+        path = home.delivered_dir(run_id) / "git" / "train" / f"{sha}.py"
         path.parent.mkdir(parents=True)
         path.write_text(source)
     ledger.update_measurements(run_id, delivered_sha256=sha)

@@ -1,4 +1,4 @@
-"""The audit tables against a real SQLite file."""
+"""Audit records in the ledger (SQLite): saved, loaded with overrides, history kept."""
 
 from __future__ import annotations
 
@@ -9,18 +9,22 @@ from pathlib import Path
 import pytest
 
 from compliance.records import AuditRecord, Evidence, EvidenceStep, is_compliant
-from compliance.store import add_override, ensure_schema, load_records, save_records
-from orchestrator.failures import DataError
+from compliance.store import add_override, load_records, save_records
+from orchestrator.failures import DataError, InvalidLedgerWrite, RunNotFound
+from orchestrator.ledger import Ledger
 
 
 @pytest.fixture
-def conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
-    connection = sqlite3.connect(tmp_path / "ledger.sqlite")
-    try:
-        ensure_schema(connection)
-        yield connection
-    finally:
-        connection.close()
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "ledger.sqlite") as led:
+        for _ in range(2):
+            led.new_run(task="t", agent="a", budget_name="b")
+        yield led
+
+
+@pytest.fixture
+def run1(ledger: Ledger) -> str:
+    return ledger.list_runs()[0].run_id
 
 
 def _records(verdict: str = "flagged", version: str = "1") -> list[AuditRecord]:
@@ -39,80 +43,97 @@ def _records(verdict: str = "flagged", version: str = "1") -> list[AuditRecord]:
     ]
 
 
-def test_schema_is_idempotent(conn: sqlite3.Connection) -> None:
-    ensure_schema(conn)
-    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"audits", "audit_overrides"} <= tables
-    columns = {r[1] for r in conn.execute("PRAGMA table_info(audits)")}
-    assert {"run_id", "rule", "rule_version", "verdict", "evidence_json", "created_at"} <= columns
-    columns = {r[1] for r in conn.execute("PRAGMA table_info(audit_overrides)")}
-    assert {"run_id", "rule", "verdict", "reason", "created_at"} <= columns
+def test_tables_follow_the_ledger_rules(ledger: Ledger) -> None:
+    conn = sqlite3.connect(ledger.path)
+    try:
+        for table in ("audits", "audit_overrides", "scores"):
+            sql = conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+            assert sql.rstrip().endswith("STRICT"), table
+            fks = conn.execute(f"PRAGMA foreign_key_list({table})").fetchall()
+            assert [(fk[2], fk[3], fk[4]) for fk in fks] == [("runs", "run_id", "run_id")], table
+        types = {r[1]: r[2] for r in conn.execute("PRAGMA table_info(audits)")}
+        assert types["created_at"] == "REAL"
+    finally:
+        conn.close()
 
 
-def test_save_and_load_round_trip(conn: sqlite3.Connection) -> None:
-    assert save_records(conn, "run-1", _records()) == 2
-    loaded = load_records(conn, "run-1")
+def test_save_and_load_round_trip(ledger: Ledger, run1: str) -> None:
+    assert save_records(ledger, run1, _records()) == 2
+    loaded = load_records(ledger, run1)
     assert [r.rule for r in loaded] == ["eval_labels_in_fit", "frame_statistics"]
-    assert loaded[0].run_id == "run-1"
+    assert loaded[0].run_id == run1
     assert loaded[0].evidence == _records()[0].evidence
     assert loaded[1].notes == ["n"]
-    assert load_records(conn, "other") == []
+    assert load_records(ledger, ledger.list_runs()[1].run_id) == []
 
 
-def test_latest_audit_wins(conn: sqlite3.Connection) -> None:
-    save_records(conn, "run-1", _records("flagged"))
-    save_records(conn, "run-1", _records("clear"))
-    assert {r.rule: r.verdict for r in load_records(conn, "run-1")}["eval_labels_in_fit"] == "clear"
+def test_records_of_an_unknown_run_are_refused(ledger: Ledger) -> None:
+    with pytest.raises(RunNotFound):
+        save_records(ledger, "r-nope", _records())
+
+
+def test_latest_audit_wins(ledger: Ledger, run1: str) -> None:
+    save_records(ledger, run1, _records("flagged"))
+    save_records(ledger, run1, _records("clear"))
+    assert {r.rule: r.verdict for r in load_records(ledger, run1)}["eval_labels_in_fit"] == "clear"
+    conn = sqlite3.connect(ledger.path)
     assert conn.execute("SELECT COUNT(*) FROM audits").fetchone()[0] == 4  # history kept
+    conn.close()
 
 
-def test_override_applies_and_survives_reopening(conn: sqlite3.Connection, tmp_path: Path) -> None:
-    save_records(conn, "run-1", _records("flagged"))
-    assert not is_compliant(load_records(conn, "run-1"))
-    add_override(conn, "run-1", "eval_labels_in_fit", "clear", "concat is of two training folds")
-    reopened = sqlite3.connect(tmp_path / "ledger.sqlite")
-    try:
-        records = load_records(reopened, "run-1")
-    finally:
-        reopened.close()
+def test_override_applies_and_survives_reopening(ledger: Ledger, run1: str) -> None:
+    save_records(ledger, run1, _records("flagged"))
+    assert not is_compliant(load_records(ledger, run1))
+    add_override(ledger, run1, "eval_labels_in_fit", "clear", "concat is of two training folds")
+    with Ledger(ledger.path, create=False) as reopened:
+        records = load_records(reopened, run1)
     record = records[0]
     assert record.verdict == "flagged" and record.final_verdict == "clear"
     assert record.override is not None and record.override.reason == "concat is of two training folds"
     assert is_compliant(records)
 
 
-def test_latest_override_wins(conn: sqlite3.Connection) -> None:
-    save_records(conn, "run-1", _records("flagged"))
-    add_override(conn, "run-1", "eval_labels_in_fit", "clear", "first look")
-    add_override(conn, "run-1", "eval_labels_in_fit", "flagged", "second look: it is eval")
-    assert load_records(conn, "run-1")[0].final_verdict == "flagged"
+def test_latest_override_wins(ledger: Ledger, run1: str) -> None:
+    save_records(ledger, run1, _records("flagged"))
+    add_override(ledger, run1, "eval_labels_in_fit", "clear", "first look")
+    add_override(ledger, run1, "eval_labels_in_fit", "flagged", "second look: it is eval")
+    assert load_records(ledger, run1)[0].final_verdict == "flagged"
 
 
-def test_override_does_not_carry_to_a_new_rule_version(conn: sqlite3.Connection) -> None:
-    save_records(conn, "run-1", _records("flagged", version="1"))
-    add_override(conn, "run-1", "eval_labels_in_fit", "clear", "reviewed under v1")
-    save_records(conn, "run-1", _records("flagged", version="2"))
-    record = load_records(conn, "run-1")[0]
+def test_override_does_not_carry_to_a_new_rule_version(ledger: Ledger, run1: str) -> None:
+    save_records(ledger, run1, _records("flagged", version="1"))
+    add_override(ledger, run1, "eval_labels_in_fit", "clear", "reviewed under v1")
+    save_records(ledger, run1, _records("flagged", version="2"))
+    record = load_records(ledger, run1)[0]
     assert record.rule_version == "2" and record.override is None and record.final_verdict == "flagged"
 
 
-def test_override_needs_an_audit_and_a_reason(conn: sqlite3.Connection) -> None:
-    with pytest.raises(DataError, match="no audit"):
-        add_override(conn, "run-1", "eval_labels_in_fit", "clear", "why")
-    save_records(conn, "run-1", _records())
+def test_override_needs_an_audit_and_a_reason(ledger: Ledger, run1: str) -> None:
+    with pytest.raises(InvalidLedgerWrite, match="no audit"):
+        add_override(ledger, run1, "eval_labels_in_fit", "clear", "why")
+    save_records(ledger, run1, _records())
     with pytest.raises(ValueError):
-        add_override(conn, "run-1", "eval_labels_in_fit", "clear", "  ")
+        add_override(ledger, run1, "eval_labels_in_fit", "clear", "  ")
 
 
-def test_record_run_id_must_match(conn: sqlite3.Connection) -> None:
+def test_record_run_id_must_match(ledger: Ledger, run1: str) -> None:
     record = _records()[0].model_copy(update={"run_id": "run-2"})
     with pytest.raises(DataError):
-        save_records(conn, "run-1", [record])
+        save_records(ledger, run1, [record])
 
 
-def test_database_rejects_bad_verdicts(conn: sqlite3.Connection) -> None:
-    with pytest.raises(sqlite3.IntegrityError), conn:
-        conn.execute(
-            "INSERT INTO audits (run_id, rule, rule_version, verdict, evidence_json, created_at)"
-            " VALUES ('r', 'x', '1', 'maybe', '[]', 'now')"
-        )
+def test_database_rejects_bad_verdicts(ledger: Ledger, run1: str) -> None:
+    conn = sqlite3.connect(ledger.path)
+    try:
+        with pytest.raises(sqlite3.IntegrityError), conn:
+            conn.execute(
+                "INSERT INTO audits (run_id, rule, rule_version, verdict, evidence_json, created_at)"
+                " VALUES (?, 'x', '1', 'maybe', '[]', 1.0)", (run1,)
+            )
+        with pytest.raises(sqlite3.IntegrityError), conn:  # STRICT: a text timestamp is refused
+            conn.execute(
+                "INSERT INTO audits (run_id, rule, rule_version, verdict, evidence_json, created_at)"
+                " VALUES (?, 'x', '1', 'clear', '[]', 'now')", (run1,)
+            )
+    finally:
+        conn.close()

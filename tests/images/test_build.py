@@ -60,11 +60,14 @@ def test_sandbox_runs_as_agent_uid_1000_with_the_stack(docker_client, built_imag
     assert _run(docker_client, tag, ["git", "--version"]).startswith("git version")
 
 
-def test_scorer_has_the_stack_and_no_agent_tooling(docker_client, built_images) -> None:
+def test_scorer_is_the_sandbox_with_the_stack_and_no_runner_baked_in(docker_client, built_images) -> None:
+    # the scorer is an experiment's twin (docs/scoring.md): built FROM the sandbox, so the scored code meets
+    # the same files; the runner is handed over per scoring by the host, never part of an image
     tag = built_images["scorer"].tag
     assert _run(docker_client, tag, ["id", "-u"]).strip() == "1000"
-    out = _run(docker_client, tag, ["sh", "-c", "ls /opt/sbx; python -c 'import xgboost, sklearn'"])
-    assert "sandbox" not in out.split()
+    out = _run(docker_client, tag, ["sh", "-c", "ls /opt/sbx; python -c 'import xgboost, sklearn'"]).split()
+    sandbox = _run(docker_client, built_images["sandbox"].tag, ["ls", "/opt/sbx"]).split()
+    assert out == sandbox and "scorer" not in out
 
 
 def test_no_secret_is_baked_into_the_images(docker_client, built_images) -> None:

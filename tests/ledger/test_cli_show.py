@@ -103,3 +103,41 @@ def test_show_is_listed_in_help(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["--help"])
     assert "show" in capsys.readouterr().out
+
+
+def test_show_escapes_what_an_agent_wrote(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A note, an event detail and a reason with escape sequences and newlines: nothing reaches the terminal
+    that moves the cursor, clears the screen or starts a line of its own (a fake holdout or compliance line)."""
+    fake = "x\x1b[2J\x1b[H\rholdout      AUC 0.9990\ncompliance   eval_labels_in_fit clear\u202e\x9b"
+    with Ledger(tmp_path / "l.sqlite") as led:
+        a = plan(led)
+        drive(led, a, RunState.RUNNING)
+        led.add_event(a, "agent_note", {"text": fake})
+        led.add_experiment(a, status="ok", note=fake)
+        led.advance(a, RunState.FAILED, failure_class="agent", reason=fake)
+    assert main(["show", a, "--ledger", str(tmp_path / "l.sqlite")]) == 0
+    out = capsys.readouterr().out
+    assert not any(ch in out for ch in "\x1b\r\u202e\x9b")
+    assert not any(line.startswith(("holdout", "compliance")) for line in out.splitlines())
+    # shown, escaped: the status line, the transition event and the experiment; the event's detail as JSON
+    assert out.count("\\x1b[2J") == 3 and out.count("\\u001b[2J") == 1
+
+
+def test_log_lines_on_a_terminal_are_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    from orchestrator import log
+
+    log.configure(json=False)
+    try:
+        logger = log.get_logger("t")
+        logger.warning("run.failed", reason="a\x1b[31mred\nholdout 0.99")
+        logger.warning("agent said \x1b[2J")
+        try:
+            raise ValueError("\x1b]0;title\x07 from the agent")
+        except ValueError:
+            logger.warning("run.sandbox_error", exc_info=True)
+    finally:
+        log.configure()
+    err = capsys.readouterr().err
+    assert "\x1b" not in err and "\x07" not in err
+    assert "holdout 0.99" in err and "agent said \\x1b[2J" in err and "ValueError: \\x1b]0;title\\x07" in err
+    assert not any(line.startswith("holdout") for line in err.splitlines())

@@ -218,12 +218,13 @@ def test_events_round_trip_in_time_order(ledger: Ledger) -> None:
     assert [e.kind for e in ledger.events(run_id, kind="stop")] == ["stop"]
 
 
-def test_an_event_of_an_unknown_run_or_with_bad_detail_is_refused(ledger: Ledger) -> None:
+def test_an_event_of_an_unknown_run_or_without_a_kind_is_refused(ledger: Ledger) -> None:
     with pytest.raises(RunNotFound):
         ledger.add_event("r-nope", "kill", {})
     run_id = plan(ledger)
-    with pytest.raises(InvalidLedgerWrite, match="finite"):
-        ledger.add_event(run_id, "kill", {"x": float("inf")})
+    # a detail value never makes the write fail (details carry what agents print): a non-finite number is text
+    ledger.add_event(run_id, "kill", {"x": float("inf")})
+    assert ledger.events(run_id, "kill")[0].detail == {"x": "inf"}
     with pytest.raises(InvalidLedgerWrite, match="needs a kind"):
         ledger.add_event(run_id, "", {})
 
@@ -428,9 +429,11 @@ def test_list_runs_filters_by_study_and_status(ledger: Ledger) -> None:
 # --- opening ---------------------------------------------------------------------------------------
 
 
-def test_default_path_is_under_sbx_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_home_names_the_ledger(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from orchestrator.home import Home
+
     monkeypatch.setenv("SBX_HOME", str(tmp_path / "home"))
-    with Ledger() as led:
+    with Ledger(Home.from_env().ledger_path) as led:
         assert led.path == tmp_path / "home" / "ledger.sqlite"
         plan(led)
     assert (tmp_path / "home" / "ledger.sqlite").exists()

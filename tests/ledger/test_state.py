@@ -15,7 +15,7 @@ from orchestrator.ledger.state import FAILURE_FROM, TERMINAL
 S = RunState
 ALL_PAIRS = list(itertools.product(RunState, RunState))
 LEGAL = {
-    (S.PLANNED, S.STARTING), (S.PLANNED, S.CANCELLED),
+    (S.PLANNED, S.STARTING), (S.PLANNED, S.FAILED), (S.PLANNED, S.CANCELLED),
     (S.STARTING, S.RUNNING), (S.STARTING, S.FAILED), (S.STARTING, S.CANCELLED),
     (S.RUNNING, S.DELIVERED), (S.RUNNING, S.FAILED), (S.RUNNING, S.CANCELLED),
     (S.DELIVERED, S.SCORED), (S.DELIVERED, S.FAILED),
@@ -90,7 +90,8 @@ def test_each_failure_class_starts_only_where_it_can_happen(
 def test_agent_fails_only_while_running_and_unscorable_only_once_delivered() -> None:
     assert FAILURE_FROM[FailureClass.AGENT] == {S.RUNNING}
     assert FAILURE_FROM[FailureClass.UNSCORABLE] == {S.DELIVERED}
-    assert FAILURE_FROM[FailureClass.INFRA] == {S.STARTING, S.RUNNING, S.DELIVERED}
+    # a planned run whose fleet node was lost before it started fails as infra from planned
+    assert FAILURE_FROM[FailureClass.INFRA] == {S.PLANNED, S.STARTING, S.RUNNING, S.DELIVERED}
 
 
 @pytest.mark.parametrize(

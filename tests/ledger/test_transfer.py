@@ -11,9 +11,7 @@ import pytest
 from compliance.records import AuditRecord
 from compliance.store import load_records, save_records
 from orchestrator.failures import InvalidLedgerWrite
-from orchestrator.ledger import Ledger, RunState
-from orchestrator.scoring.service import ScoreResult
-from orchestrator.scoring.store import load_scores, save_score
+from orchestrator.ledger import Ledger, RunState, ScoreResult
 from tests.ledger.ledger_helpers import drive, plan
 
 S = RunState
@@ -24,9 +22,8 @@ def _node_work(node: Ledger, run_id: str) -> None:
     node.add_experiment(run_id, status="ok", eval_score=0.7, seconds=1.5)
     node.add_event(run_id, "stop", {"reason": "agent_done"})
     node.update_measurements(run_id, node="n1", slot=0, cpu_seconds_container=1.25)
-    with node.connection() as conn:
-        save_score(conn, run_id, ScoreResult(dataset="holdout", status="scored", auc=0.66, ap=0.6, n=10, positives=5))
-        save_records(conn, run_id, [AuditRecord(rule="eval_labels_in_fit", rule_version="1", verdict="clear")])
+    node.save_score(run_id, ScoreResult(dataset="holdout", status="scored", auc=0.66, ap=0.6, n=10, positives=5))
+    save_records(node, run_id, [AuditRecord(rule="eval_labels_in_fit", rule_version="1", verdict="clear")])
     node.advance(run_id, S.SCORED)
     node.advance(run_id, S.AUDITED)
 
@@ -47,9 +44,8 @@ def test_round_trip_replaces_the_planned_row(ledger: Ledger, tmp_path: Path) -> 
     assert record["experiments_counted"] == 1 and record["experiments"][0]["eval_score"] == 0.7
     kinds = [e["kind"] for e in record["events"]]
     assert kinds.count("transition") == 5 and kinds.count("imported") == 2 and "stop" in kinds
-    with ledger.connection() as conn:
-        assert load_scores(conn, run_id)["holdout"].auc == 0.66
-        assert [r.verdict for r in load_records(conn, run_id)] == ["clear"]
+    assert ledger.scores(run_id)["holdout"].auc == 0.66
+    assert [r.verdict for r in load_records(ledger, run_id)] == ["clear"]
 
 
 def test_a_row_that_moved_is_never_overwritten(ledger: Ledger, tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def make_ml_study(seed: int = 0, runs: int = 52) -> pd.DataFrame:
                         "holdout_negatives": 800_000,
                         "eval_labels_in_fit": "" if failed else ("flagged" if label_leak else "clear"),
                         "frame_statistics": "" if failed else ("flagged" if frame_stats else "clear"),
-                        "cpu_seconds": rng.uniform(2000, 18000),
+                        "cpu_seconds_metered": rng.uniform(2000, 18000),
                         "cost_usd": rng.uniform(0.5, 3.0),
                         "input_tokens": 1_000_000,
                         "cached_input_tokens": rng.integers(300_000, 900_000),

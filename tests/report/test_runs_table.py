@@ -87,3 +87,26 @@ def test_schema_is_documented() -> None:
     text = schema_markdown()
     assert all(f"`{c.name}`" in text for c in SCHEMA)
     assert {c.name for c in SCHEMA if c.required} == {"pairing", "task", "repeat"}
+
+
+def test_the_documented_runs_table_is_the_schema() -> None:
+    from pathlib import Path
+
+    from orchestrator.report.runs_table import SCHEMA
+
+    doc = (Path(__file__).parents[2] / "docs" / "statistics.md").read_text()
+    rows = [f"| `{c.name}` | {c.kind} | {'yes' if c.required else 'no'} | {c.description} |" for c in SCHEMA]
+    assert "\n".join(rows) in doc  # docs/statistics.md lists every column, in order, as the code defines it
+
+
+def test_rule_versions_without_previous_verdicts_report_no_re_audits(tmp_path) -> None:
+    import pandas as pd
+
+    from orchestrator.report import build_report
+
+    runs = pd.DataFrame({"pairing": ["a", "a", "b"], "task": "t", "repeat": [1, 2, 1],
+                         "holdout_score": [0.6, 0.7, 0.65], "frame_statistics": ["clear", "flagged", "clear"],
+                         "frame_statistics_version": ["3", "3", "2"]})  # a CSV from elsewhere: no *_previous
+    versions = pd.read_csv(build_report(runs, tmp_path, seed=1).tables["rule_versions"]).set_index("version")
+    assert versions.loc[3, ["runs", "flagged", "clear", "re_audited"]].tolist() == [2, 1, 1, 0]
+    assert versions.loc[2, ["runs", "clear", "flagged_to_clear"]].tolist() == [1, 1, 0]

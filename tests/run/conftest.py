@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from orchestrator.agents import command_agent, resolve_agent
+from orchestrator.home import Home
 from orchestrator.ledger import Ledger
-from orchestrator.run.execute import RunRequest, execute_run
+from orchestrator.run import RunLifecycle, RunRequest
 from orchestrator.specs import Budget, load_budget, load_task
 
 AGENTS = Path(__file__).resolve().parents[1] / "sandbox" / "agents"
@@ -23,27 +24,30 @@ HOSTILE_BUDGET: dict[str, Any] = dict(
 
 
 @pytest.fixture
-def sbx_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("SBX_HOME", str(tmp_path / "sbx"))
-    return tmp_path / "sbx"
+def sbx_home(home: Home) -> Path:
+    return home.root
 
 
 @pytest.fixture
-def ledger(sbx_home: Path) -> Iterator[Ledger]:
-    with Ledger(sbx_home / "ledger.sqlite") as led:
+def ledger(home: Home) -> Iterator[Ledger]:
+    with Ledger(home.ledger_path) as led:
         yield led
 
 
 @pytest.fixture
-def run_agent(docker_client, built_images, ledger: Ledger, small_flight_data: Path) -> Callable[..., dict[str, Any]]:
-    """Run `agent` (a file in tests/sandbox/agents, or a built-in name) and return its ledger record."""
+def run_agent(docker_client, built_images, home: Home, ledger: Ledger,
+              small_flight_data: Path) -> Callable[..., dict[str, Any]]:
+    """Run `agent` (a file in tests/sandbox/agents, or a built-in name) through the sandbox phase (no
+    scoring) and return its ledger record. `request` changes fields of the RunRequest (copy_limits, ...)."""
 
-    def run(agent: str, budget: Budget | None = None, **budget_changes: Any) -> dict[str, Any]:
+    def run(agent: str, budget: Budget | None = None, request: dict[str, Any] | None = None,
+            **budget_changes: Any) -> dict[str, Any]:
         spec = command_agent(AGENTS / agent) if (AGENTS / agent).exists() else resolve_agent(agent)
         b = budget or Budget(**{**HOSTILE_BUDGET, **budget_changes})
-        req = RunRequest(task=load_task("flight-delays"), budget=b, agent=spec, image=built_images["sandbox"].image_id,
-                         data_dir=small_flight_data)
-        run_id = execute_run(docker_client, ledger, req)
+        req = RunRequest(task=load_task("flight-delays"), budget=b, agent=spec, data_dir=small_flight_data,
+                         datasets=(), **(request or {}))
+        lifecycle = RunLifecycle(home, ledger, docker_client)
+        run_id = lifecycle.run(req, lifecycle.plan(req)).run_id
         return ledger.run_record_json(run_id)
 
     return run

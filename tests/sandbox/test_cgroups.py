@@ -126,3 +126,22 @@ def test_layout_detects_this_host() -> None:
     assert layout.version in (1, 2)
     node = layout.node_of_pid(os.getpid())
     assert node.usage_seconds() > 0
+
+
+def test_kill_all_spares_the_pids_it_is_told_to(node, tmp_path: Path) -> None:
+    """The meter kills what the agent started but not the agent program itself."""
+    code = ("import subprocess, sys, time\n"
+            "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+            "time.sleep(600)\n")
+    parent = _spawn_into(node, code, tmp_path)
+    deadline = time.monotonic() + 10
+    while len(node.pids()) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(node.pids()) == 2
+    assert node.kill_all(spare={parent.pid}) == 1
+    deadline = time.monotonic() + 10
+    while node.pids() != [parent.pid] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert node.pids() == [parent.pid] and parent.poll() is None
+    node.kill_all()
+    parent.wait(timeout=10)

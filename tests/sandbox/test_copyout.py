@@ -56,7 +56,7 @@ def fill(client, image: str, volume: str, script: str) -> str:
 
 
 def no_copier_left(client) -> bool:
-    return not client.containers.list(all=True, sparse=True, filters={"label": ["sbx.kind=copier", "sbx.test=copyout"]})
+    return not client.containers.list(all=True, sparse=True, filters={"label": ["sbx.kind=copier", "sbx.run=test-copyout"]})
 
 
 def commits_script() -> str:
@@ -107,7 +107,7 @@ def test_hostile_workspace_comes_out_bounded_and_safe(docker_client, sandbox_ima
     limits = CopyLimits()
     start = time.monotonic()
     try:
-        res = copy_out_workspace(docker_client, volume, dest, image=sandbox_image, limits=limits, labels=LABELS)
+        res = copy_out_workspace(docker_client, volume, dest, image=sandbox_image, limits=limits, run_id="test-copyout")
     finally:
         assert no_copier_left(docker_client)
     seconds = time.monotonic() - start
@@ -151,7 +151,7 @@ def test_hostile_workspace_comes_out_bounded_and_safe(docker_client, sandbox_ima
 
 def test_bundle_holds_the_whole_history(docker_client, sandbox_image, volume, tmp_path: Path) -> None:
     fill(docker_client, sandbox_image, volume, commits_script() + "git commit -q --amend -m amended\n")
-    res = copy_out_workspace(docker_client, volume, tmp_path / "d", image=sandbox_image, labels=LABELS)
+    res = copy_out_workspace(docker_client, volume, tmp_path / "d", image=sandbox_image, run_id="test-copyout")
     assert res.commits == 3 and res.unreachable_commits == 1 and len(res.train_versions) == 4
     clone = tmp_path / "clone"
     env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": str(tmp_path), "PATH": os.environ["PATH"]}
@@ -172,7 +172,7 @@ for i in range(25000):
 "
 """)
     start = time.monotonic()
-    res = copy_out_workspace(docker_client, volume, tmp_path / "d", image=sandbox_image, labels=LABELS)
+    res = copy_out_workspace(docker_client, volume, tmp_path / "d", image=sandbox_image, run_id="test-copyout")
     seconds = time.monotonic() - start
     assert res.truncated and res.skipped_counts == {"over_count": 1}
     assert res.files + res.dirs == CopyLimits().max_entries
@@ -188,7 +188,7 @@ for i in 1 2 3 4; do head -c 900000 /dev/urandom > part$i.bin; done
 """)
     limits = CopyLimits(max_file_bytes=2_000_000, max_total_bytes=2_000_000)
     res = copy_out_workspace(docker_client, volume, tmp_path / "d", image=sandbox_image, limits=limits,
-                             labels=LABELS)
+                             run_id="test-copyout")
     assert res.skipped_counts == {"too_big": 1, "over_total": 2}
     assert res.bytes <= 2_000_000 and res.truncated
     assert res.bytes_read < limits.stream_cap
@@ -199,7 +199,7 @@ def test_refuses_a_volume_in_use(docker_client, sandbox_image, volume, tmp_path:
                                         volumes={volume: {"bind": "/workspace", "mode": "rw"}}, labels=LABELS)
     try:
         with pytest.raises(CopyOutError, match="running"):
-            copy_out_workspace(docker_client, volume, tmp_path / "d", image=sandbox_image, labels=LABELS)
+            copy_out_workspace(docker_client, volume, tmp_path / "d", image=sandbox_image, run_id="test-copyout")
         assert not (tmp_path / "d").exists()
     finally:
         busy.remove(force=True)
@@ -211,7 +211,7 @@ def test_missing_volume_and_timeout_are_infra_errors(docker_client, sandbox_imag
     fill(docker_client, sandbox_image, volume, commits_script())
     with pytest.raises(CopyOutTimeout):
         copy_out_workspace(docker_client, volume, tmp_path / "b", image=sandbox_image,
-                           limits=CopyLimits(timeout_s=0.05), labels=LABELS)
+                           limits=CopyLimits(timeout_s=0.05), run_id="test-copyout")
     assert no_copier_left(docker_client)
     assert not (tmp_path / "b").exists()
     with pytest.raises(docker.errors.NotFound):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -13,7 +12,7 @@ import textwrap
 import pytest
 
 from orchestrator.cli import build_parser
-from orchestrator.scoring.store import load_scores
+from orchestrator.ledger import Ledger
 
 FAST = textwrap.dedent('''
     import pandas as pd
@@ -69,27 +68,28 @@ def test_sbx_score_reports_an_unscorable_folder(scorer_image, flight_data, tmp_p
 @pytest.mark.docker
 def test_sbx_rescore_is_resumable_and_parallel(scorer_image, flight_data, tmp_path) -> None:
     artifacts = tmp_path / "runs"
-    for run_id in ("run-a", "run-b", "run-c"):
-        (artifacts / run_id).mkdir(parents=True)
-        (artifacts / run_id / "train.py").write_text(FAST if run_id != "run-c" else "x = 1\n")
     ledger = tmp_path / "ledger.sqlite"
+    with Ledger(ledger) as led:
+        run_a, run_b, run_c, missing = (led.new_run(task="flight-delays", agent="noop", budget_name="smoke")
+                                        for _ in range(4))
+    for run_id in (run_a, run_b, run_c):
+        (artifacts / run_id).mkdir(parents=True)
+        (artifacts / run_id / "train.py").write_text(FAST if run_id != run_c else "x = 1\n")
     base = ["rescore", "--data", "later", "--ledger", str(ledger), "--artifacts", str(artifacts),
             "--data-dir", str(flight_data), "--parallel", "2"]
-    proc = sbx(*base, "--run", "run-a", "--run", "run-b", "--run", "run-c", "--run", "run-missing")
+    runs = ["--run", run_a, "--run", run_b, "--run", run_c, "--run", missing]
+    proc = sbx(*base, *runs)
     out = proc.stdout
-    assert proc.returncode == 1, proc.stderr  # run-missing has no artifact: an error that stops nothing else
+    assert proc.returncode == 1, proc.stderr  # `missing` has no artifact: an error that stops nothing else
     assert "3 scored, 0 already had a score, 1 failed" in out
-    assert "run-c later: unscorable: no_predict_proba" in out
-    conn = sqlite3.connect(ledger)
-    try:
-        assert load_scores(conn, "run-a")["later"].status == "scored"
-        assert load_scores(conn, "run-c")["later"].reason == "no_predict_proba"
-        assert load_scores(conn, "run-missing") == {}
-    finally:
-        conn.close()
-    (artifacts / "run-missing").mkdir()
-    shutil.copyfile(artifacts / "run-a" / "train.py", artifacts / "run-missing" / "train.py")
-    proc = sbx(*base, "--run", "run-a", "--run", "run-b", "--run", "run-c", "--run", "run-missing")
+    assert f"{run_c} later: unscorable: no_predict_proba" in proc.stderr  # progress goes to stderr
+    with Ledger(ledger, create=False) as led:
+        assert led.scores(run_a)["later"].status == "scored"
+        assert led.scores(run_c)["later"].reason == "no_predict_proba"
+        assert led.scores(missing) == {}
+    (artifacts / missing).mkdir()
+    shutil.copyfile(artifacts / run_a / "train.py", artifacts / missing / "train.py")
+    proc = sbx(*base, *runs)
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "1 scored, 3 already had a score, 0 failed" in out

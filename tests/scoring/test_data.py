@@ -1,11 +1,10 @@
-import os
 from pathlib import Path
 
 import pytest
 
-from orchestrator.failures import DataError, UnscorableArtifact
-from orchestrator.scoring.data import load_hidden, pristine_files
-from orchestrator.scoring.service import clean_copy
+from orchestrator.failures import DataError
+from orchestrator.scoring.batches import Layout
+from orchestrator.scoring.data import labelled_rows, load_hidden, row_space
 
 
 def test_hidden_set_keeps_raw_lines_and_labels(flight_data: Path) -> None:
@@ -31,53 +30,31 @@ def test_hidden_set_problems_are_data_errors(tmp_path: Path, flight_data: Path) 
         load_hidden(bad, "later")
 
 
-def test_clean_copy_takes_regular_files_only_and_pristine_data(tmp_path: Path, flight_data: Path) -> None:
-    src = tmp_path / "delivered"
-    (src / "pkg").mkdir(parents=True)
-    (src / ".git").mkdir()
-    (src / "data").mkdir()
-    (src / "train.py").write_text("print('hi')\n")
-    (src / "pkg" / "helper.py").write_text("X = 1\n")
-    (src / ".git" / "HEAD").write_text("ref: x\n")
-    (src / "data" / "train.csv").write_text("tampered\n")
-    (src / "data" / "holdout.labels.csv").write_text("dep_delayed_15min\nY\n")
-    os.symlink("/etc/passwd", src / "passwd")
-    os.symlink(src / "pkg", src / "linked_pkg")
-    os.mkfifo(src / "fifo")
-    dest = tmp_path / "copy"
-    sha, train_sha = clean_copy(src, dest, pristine_files(flight_data))
-    files = sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*") if p.is_file() or p.is_symlink())
-    assert files == ["data/eval.csv", "data/train.csv", "pkg/helper.py", "train.py"]
-    assert (dest / "data" / "train.csv").read_bytes() == (flight_data / "train.csv").read_bytes()
-    assert len(sha) == len(train_sha) == 64
-    # the same content gives the same artifact hash; a changed file changes it
-    assert clean_copy(src, tmp_path / "copy2", pristine_files(flight_data))[0] == sha
-    (src / "pkg" / "helper.py").write_text("X = 2\n")
-    assert clean_copy(src, tmp_path / "copy3", pristine_files(flight_data))[0] != sha
+def test_labelled_rows_drop_the_label_and_keep_it_on_the_host(flight_data: Path) -> None:
+    rows = labelled_rows(flight_data / "eval.csv", target="dep_delayed_15min")
+    raw = (flight_data / "eval.csv").read_text().splitlines()
+    assert len(rows.lines) == len(raw) - 1 == len(rows.labels)
+    assert rows.lines[0].decode() == raw[1].rsplit(",", 1)[0] + "\n"
+    assert b"dep_delayed_15min" not in rows.header
+    assert int(rows.labels.sum()) == sum(line.endswith(",Y") for line in raw[1:])
+    assert all(b",Y\n" not in line and b",N\n" not in line for line in rows.lines[:50])
 
 
-def test_clean_copy_of_a_single_file_and_of_a_folder_without_train_py(tmp_path: Path, flight_data: Path) -> None:
-    one = tmp_path / "my_train.py"
-    one.write_text("print(1)\n")
-    clean_copy(one, tmp_path / "a", pristine_files(flight_data))
-    assert (tmp_path / "a" / "train.py").read_text() == "print(1)\n"
-    empty = tmp_path / "empty"
-    empty.mkdir()
-    with pytest.raises(UnscorableArtifact) as exc:
-        clean_copy(empty, tmp_path / "b", pristine_files(flight_data))
-    assert exc.value.reason == "no_train_py"
+def test_the_row_space_numbers_scored_then_eval_then_train_rows(flight_data: Path) -> None:
+    hidden = load_hidden(flight_data, "holdout")
+    ev = labelled_rows(flight_data / "eval.csv", target="dep_delayed_15min")
+    tr = labelled_rows(flight_data / "train.csv", target="dep_delayed_15min")
+    space = row_space(hidden, ev, tr)
+    assert space.layout == Layout(3000, 2000, 4000)
+    assert space.batch_csv([0, 3000, 5000]) == hidden.header + hidden.lines[0] + ev.lines[0] + tr.lines[0]
+    assert space.layout.eval_ids[0] == 3000 and space.layout.train_ids[-1] == 8999
 
 
-def test_clean_copy_refuses_an_oversized_artifact_before_reading_it(tmp_path: Path, flight_data: Path,
-                                                                   monkeypatch) -> None:
-    from orchestrator.scoring import service
-
-    monkeypatch.setattr(service, "MAX_BYTES", 1000)
-    src = tmp_path / "big"
-    src.mkdir()
-    (src / "train.py").write_text("x = 1\n")
-    with open(src / "weights.bin", "wb") as f:
-        f.truncate(10 << 30)  # sparse: 10 GB that must never be read
-    with pytest.raises(UnscorableArtifact) as exc:
-        clean_copy(src, tmp_path / "copy", pristine_files(flight_data))
-    assert exc.value.reason == "bad_artifact"
+def test_a_labelled_file_with_other_columns_is_a_data_error(tmp_path: Path, flight_data: Path) -> None:
+    bad = tmp_path / "eval.csv"
+    bad.write_text("Month,Dest,dep_delayed_15min\nc-1,BOS,Y\n")
+    with pytest.raises(DataError, match="differ"):
+        row_space(load_hidden(flight_data, "holdout"), labelled_rows(bad, target="dep_delayed_15min"), None)
+    bad.write_text("Month,Dest,dep_delayed_15min\nc-1,BOS,maybe\n")
+    with pytest.raises(DataError, match="neither"):
+        labelled_rows(bad, target="dep_delayed_15min")

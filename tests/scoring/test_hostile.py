@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import sys
 import textwrap
 import uuid
 from pathlib import Path
@@ -12,6 +13,9 @@ from pathlib import Path
 import pytest
 
 from orchestrator.scoring import ScoreOptions, score_repo
+
+sys.path.insert(0, str(Path(__file__).parent))
+from probe import ENCODE, decode, predictions_of  # noqa: E402
 
 pytestmark = pytest.mark.docker
 
@@ -74,11 +78,11 @@ PROBE = textwrap.dedent('''
             "labels": labels, "features": features, "files_seen": seen,
             "net": {a: connect(socket.AF_INET, (a, p)) for a, p in
                     (("172.17.0.1", 2375), ("8.8.8.8", 53), ("1.1.1.1", 443), ("127.0.0.1", 22))},
-            "score_socket": connect(socket.AF_UNIX, "/run/sbx-score/score.sock"),
+            "score_socket": connect(socket.AF_UNIX, "/run/sbx/score.sock"),
             "docker_socket": connect(socket.AF_UNIX, "/var/run/docker.sock"),
-            "mount": sorted(os.listdir("/run/sbx-score")),
-            "writes": {p: write(p) for p in ("/etc/pwned", "/opt/sbx/scorer/runner.py", "/run/sbx-score/pwned",
-                                            "/home/agent/pwned", "/pwned", "/usr/lib/pwned")},
+            "mount": sorted(os.listdir("/run/sbx")),
+            "writes": {p: write(p) for p in ("/etc/pwned", "/opt/sbx/sandbox/gate.py", "/run/sbx/pwned",
+                                            "/pwned", "/usr/lib/pwned")},
             "own_folder": write(os.path.join(os.getcwd(), "model.txt")),
             "env": sorted(os.environ),
             "uid": os.getuid(),
@@ -98,17 +102,27 @@ PROBE = textwrap.dedent('''
         out["environs_read"] = len(environs)
         return out
 
-    train = pd.read_csv("data/train.csv")
-    PRIOR = float((train["dep_delayed_15min"] == "Y").mean())
-    AT_TRAIN = probe()
+    def summary(f):
+        """What the test checks, small enough to come back in one batch's predictions."""
+        return {"labels": f["labels"], "features": f["features"], "files_seen": f["files_seen"] > 1000,
+                "net": sorted(set(f["net"].values())), "score_socket": f["score_socket"],
+                "docker_socket": f["docker_socket"], "mount": f["mount"], "writes": sorted(set(f["writes"].values())),
+                "own_folder": f["own_folder"], "uid": f["uid"], "setuid": f["setuid"],
+                "environs": f["environs_read"] >= 2, "secret": f["secret_in_any_environ"],
+                "env": [k for k in f["env"] if not k.startswith("SBX_")] + sorted(k for k in f["env"] if k.startswith("SBX_"))}
+
+    AT_TRAIN = summary(probe())
+    FINDINGS = {}
 
     def predict_proba(df):
-        at_predict = probe()
-        raise RuntimeError("FINDINGS " + json.dumps({"train": AT_TRAIN, "predict": at_predict}, separators=(",", ":")))
+        FINDINGS.update(train=AT_TRAIN, predict=summary(probe()))
+        return _encoded(df)
 ''')
 
-ALLOWED_LABEL_FILES = {"/work/repo/data/train.csv", "/work/repo/data/eval.csv",
-                       "/run/sbx-score/repo/data/train.csv", "/run/sbx-score/repo/data/eval.csv"}
+ALLOWED_LABEL_FILES = {"/workspace/data/train.csv", "/workspace/data/eval.csv"}
+#: the environment an experiment's train.py gets (sandbox/docker.py, sandbox/experiments.py, the image)
+EXPERIMENT_ENV = ["HOME", "HOSTNAME", "LANG", "OMP_WAIT_POLICY", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONUNBUFFERED",
+                  "SBX_EXPERIMENT", "SBX_GATE_TOKEN", "SBX_RUN_ID"]
 
 
 def _repo(tmp_path: Path, source: str) -> Path:
@@ -123,32 +137,28 @@ def _containers_of(client, run_id: str) -> list:
 
 
 def test_a_probing_train_py_finds_no_labels_no_network_and_no_way_out(docker_client, scorer_image, flight_data,
-                                                                       tmp_path, monkeypatch) -> None:
+                                                                       monkeypatch) -> None:
     monkeypatch.setenv("SBX_TEST_HOST_SECRET", "hunter2")  # must not reach the container
     run_id = f"hostile-{uuid.uuid4().hex[:8]}"
-    r = score_repo(docker_client, _repo(tmp_path, PROBE), flight_data, image=scorer_image, run_id=run_id,
-                   options=ScoreOptions(train_timeout_s=300))
-    assert (r.status, r.reason) == ("unscorable", "predict_error"), r.detail
-    marker = "RuntimeError: FINDINGS "
-    assert marker in r.detail, r.detail
-    found = json.loads(r.detail[r.detail.rindex(marker) + len(marker):].strip().splitlines()[0])
+    source = PROBE.replace("def predict_proba(df):", ENCODE.replace("def predict_proba(df):", "def _encoded(df):")
+                           + "\n\ndef predict_proba(df):")
+    found = decode(predictions_of(docker_client, scorer_image, flight_data, source, run_id=run_id,
+                                  options=ScoreOptions(train_timeout_s=300)))
     print("\n" + json.dumps(found["predict"], indent=1))
     for phase in ("train", "predict"):
         f = found[phase]
-        assert f["files_seen"] > 1000  # it really searched
+        assert f["files_seen"]  # it really searched
         assert set(f["labels"]) <= ALLOWED_LABEL_FILES, f["labels"]
         assert f["features"] == [], f["features"]  # no holdout features file anywhere
-        assert all(v in ("ENETUNREACH", "ECONNREFUSED", "EHOSTUNREACH") for v in f["net"].values()), f["net"]
+        assert set(f["net"]) <= {"ENETUNREACH", "ECONNREFUSED", "EHOSTUNREACH"}, f["net"]
         assert f["score_socket"] in ("ENOENT", "ECONNREFUSED"), f["score_socket"]
         assert f["docker_socket"] in ("ENOENT", "EACCES"), f["docker_socket"]
-        assert f["mount"] == ["repo"]
-        assert all(v in ("EROFS", "EACCES") for v in f["writes"].values()), f["writes"]
+        assert f["mount"] == ["experiments.sock", "gate.sock"]  # as in the sandbox: nothing of the scorer's
+        assert set(f["writes"]) <= {"EROFS", "EACCES"}, f["writes"]
         assert f["own_folder"] == "written"
         assert f["uid"] == 1000 and f["setuid"] == "EPERM"
-        assert f["environs_read"] >= 2 and f["secret_in_any_environ"] is False
-        assert "SBX_TEST_HOST_SECRET" not in f["env"]
-        assert not [k for k in f["env"] if not k.startswith(("SBX_SCORE_", "PATH", "HOME", "LANG", "PYTHON", "OMP_",
-                                                              "OPENBLAS_", "MKL_", "HOSTNAME", "LC_"))], f["env"]
+        assert f["environs"] and f["secret"] is False
+        assert sorted(f["env"]) == EXPERIMENT_ENV, f["env"]
     assert not _containers_of(docker_client, run_id)
 
 

@@ -119,10 +119,12 @@ FAILURES = {
     "no_predict_proba": (FAST.replace("def predict_proba(df):", "def predict(df):"), {}, None),
     "train_error": (FAST + "\ndef boom():\n    raise ValueError('training went wrong')\n\nboom()\n", {},
                     ["ValueError: training went wrong", "boom()"]),
-    "train_exit": (FAST + "\nimport sys\nsys.exit(3)\n", {}, ["SystemExit(3)"]),
+    "train_exit": (FAST + "\nimport sys\nsys.exit(3)\n", {}, ["train.py exited with status 3"]),
     "predict_error": (FAST.replace("    return features(df).mean(axis=1)",
                                    "    raise KeyError('no such column in predict')"), {},
-                      ["KeyError", "no such column in predict", "in a batch of"]),
+                      ["raised KeyError at train.py:", "in predict_proba", "in a batch of"]),
+    "cpu_limit": (FAST + "\nimport time\n_end = time.process_time() + 60\nwhile time.process_time() < _end:\n"
+                         "    pass\n", {"train_cpu_limit_s": 3}, ["past the limit of 3 "]),
     "timeout_train": (FAST + "\nimport time\ntime.sleep(3600)\n", {"train_timeout_s": 4}, ["longer than 4s"]),
     "timeout_predict": (FAST.replace("    return features(df).mean(axis=1)",
                                      "    import time\n    time.sleep(3600)"), {"predict_timeout_s": 4},
@@ -132,24 +134,29 @@ FAILURES = {
     "wrong_shape": (FAST.replace("    return features(df).mean(axis=1)",
                                  "    p = features(df).mean(axis=1)\n    return np.column_stack([1 - p, p])"), {},
                     ["expected ("]),
+    "extra_file": (FAST.replace("    return features(df).mean(axis=1)",
+                                "    return np.asarray(open('data/extra.csv').read().split(), dtype=float)"), {},
+                   ["raised FileNotFoundError", "in a batch of"]),
     "not_finite": (FAST.replace("    return features(df).mean(axis=1)",
                                 "    p = features(df).mean(axis=1)\n    p[0] = np.nan\n    return p"), {}, ["NaN"]),
     "out_of_range": (FAST.replace("    return features(df).mean(axis=1)",
                                   "    return features(df).mean(axis=1) * 3 - 1"), {}, ["outside [0, 1]"]),
     "not_numbers": (FAST.replace("    return features(df).mean(axis=1)",
-                                 "    return ['high'] * len(df)"), {}, ["not numbers"]),
+                                 "    return ['high'] * len(df)"), {}, ["not return one number per row"]),
     "output_flooding": (FAST + "\nline = 'x' * 1023\nwhile True:\n    print(line)\n", {"output_limit_mb": 8},
                         ["8 MB"]),
     "crashed": (FAST + "\nimport os\nos._exit(7)\n", {}, ["exit 7"]),
     "protocol_error": (FAST.replace("    return features(df).mean(axis=1)", textwrap.indent(textwrap.dedent('''
-        import gc, socket
+        import _socket, gc, socket
         for o in gc.get_objects():  # the runner's socket is in this process: write a frame of our own
-            if isinstance(o, socket.socket) and o.family == socket.AF_UNIX:
+            if isinstance(o, _socket.socket) and o.family == socket.AF_UNIX:
                 o.sendall(b"Z\\0\\0\\0\\0")
         return features(df).mean(axis=1)'''), "    ")), {}, ["unexpected frame type"]),
 }
 EXPECTED_REASON = {"train_exit": "train_error", "timeout_train": "timeout", "timeout_predict": "timeout",
-                   "not_numbers": "wrong_shape"}
+                   "not_numbers": "wrong_shape", "extra_file": "predict_error"}
+#: text the scored code wrote once holdout rows were in the container: never kept
+NEVER_KEPT = {"predict_error": "no such column in predict"}
 
 
 @pytest.mark.parametrize("case", sorted(FAILURES))
@@ -163,6 +170,8 @@ def test_each_failure_is_an_unscorable_outcome_with_its_reason(case, docker_clie
     assert r.auc is None and r.batch_dependent is None
     for needle in needles or []:
         assert needle in (r.detail or ""), r.detail
+    if case in NEVER_KEPT:
+        assert NEVER_KEPT[case] not in (r.detail or "")
     mine = f":{os.getpid()}"
     assert not [c for c in _scorer_containers(docker_client) if (c.attrs.get("Labels") or {}).get("sbx.owner", "").endswith(mine)]
 

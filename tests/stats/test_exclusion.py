@@ -31,3 +31,25 @@ def test_flagged_beats_unaudited() -> None:
 def test_unknown_exclusion_names_the_choices() -> None:
     with pytest.raises(ValueError, match="nothing, eval_labels_in_fit, frame_statistics, both"):
         Exclusion.parse("either")
+
+
+def test_eval_features_rule_is_chosen_not_default() -> None:
+    labels = ["clear", "clear", "flagged", "clear"]
+    frames = ["clear", "clear", "clear", "clear"]
+    features = ["flagged", "clear", "clear", ""]
+    # the default exclusion ignores the third rule's verdicts
+    assert compliant(labels, frames, "both", eval_features_in_fit=features).tolist() == [1, 1, 0, 1]
+    assert Exclusion.BOTH.rules == ("eval_labels_in_fit", "frame_statistics")
+    assert np.array_equal(
+        compliant(labels, frames, "eval_features_in_fit", eval_features_in_fit=features),
+        [0, 1, 1, np.nan],
+        equal_nan=True,
+    )
+    assert np.array_equal(
+        compliant(labels, frames, Exclusion.ALL, eval_features_in_fit=features),
+        [0, 1, 0, np.nan],
+        equal_nan=True,
+    )
+    # a study that applies the rule without its column has not audited it
+    assert np.isnan(compliant(labels, frames, "eval_features_in_fit")).all()
+    assert compliant(labels, frames, "all").tolist()[2] == 0.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,23 @@ def test_the_data_fingerprint_is_of_the_files_hashes(tmp_path: Path) -> None:
     manifest["files"]["train.csv"]["sha256"] = "cd"
     (tmp_path / "manifest.json").write_text(json.dumps(manifest))
     assert data_fingerprint(tmp_path) != first
+
+
+def test_a_node_starts_one_gateway_per_endpoints_file_for_jobs_that_talk_to_a_model(tmp_path: Path) -> None:
+    from orchestrator.study import node
+    from orchestrator.study.backend import RunJob
+    from tests.run.standin_setup import write_model_files
+
+    endpoints, cards = write_model_files(tmp_path, "http://127.0.0.1:9")
+    job = RunJob(study_id="s", study_name="s", run_id="r-1", pairing="p", agent="noop", agent_command=None,
+                 model="sbx-standin", repeat=1, seed=0, task="flight-delays", budget="smoke", datasets=("holdout",))
+    assert node.node_gateway(job) is None  # no endpoint: no gateway
+    with_model = replace(job, endpoint="standin-chat", endpoints_file=str(endpoints), ratecards_dir=str(cards))
+    try:
+        host = node.node_gateway(with_model)
+        assert host is not None and node.node_gateway(replace(with_model, run_id="r-2")) is host
+        assert host.endpoints_file == endpoints and set(host.endpoints) >= {"standin-chat"}
+    finally:
+        for started in node._GATEWAYS.values():
+            started.stop()
+        node._GATEWAYS.clear()

@@ -25,8 +25,8 @@ import yaml
 
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.ledger import Ledger, RunState
-from orchestrator.scoring.store import load_scores
-from orchestrator.sandbox.docker import LABEL_RUN, LABEL_STUDY
+from orchestrator.home import Home
+from orchestrator.sandbox.container import LABEL_RUN, LABEL_STUDY
 from orchestrator.specs import load_budget
 from orchestrator.specs.study import StudySpec
 
@@ -66,10 +66,11 @@ def _spec(name: str, address: str, pairings: list[dict], repeats: int) -> StudyS
 
 
 def _run(spec: StudySpec, ledger: Ledger, client, data: Path, progress=None):
-    backend = RayBackend(spec.backend, load_budget(spec.budget), ledger)
+    where = Home(ledger.path.parent)
+    backend = RayBackend(spec.backend, load_budget(spec.budget), where, ledger)
     try:
         slots = backend.slots()
-        tally = StudyRunner(spec, ledger, client, backend, progress=progress, data_dir=data).run()
+        tally = StudyRunner(spec, where, ledger, client, backend, progress=progress, data_dir=data).run()
     finally:
         backend.close()
     return slots, tally
@@ -92,7 +93,7 @@ def test_a_study_spreads_over_both_nodes_and_comes_home(cluster, home: Path, doc
         assert all(r.status is RunState.AUDITED and r.counted and r.attempt == 1 for r in runs)
         assert {(r.pairing, r.repeat) for r in runs} == {(p, k) for p in ("noop", "quick.py") for k in (1, 2)}
         assert {r.node for r in runs} == {s.node for s in slots}  # both nodes ran runs
-        store = ArtifactStore()
+        store = ArtifactStore(home / "artifacts")
         for r in runs:
             record = ledger.run_record_json(r.run_id)
             kinds = [e["kind"] for e in record["events"]]
@@ -101,8 +102,7 @@ def test_a_study_spreads_over_both_nodes_and_comes_home(cluster, home: Path, doc
             assert store.has(manifest["bundle_sha256"]) and store.has(manifest["agent_log_sha256"])
             assert all(store.has(sha) for sha in manifest["train_versions"].values())
             assert (home / "runs" / r.run_id / "delivered" / "git" / "train" / f"{r.delivered_sha256}.py").is_file()
-            with ledger.connection() as conn:
-                assert load_scores(conn, r.run_id)["holdout"].auc is not None
+            assert ledger.scores(r.run_id)["holdout"].auc is not None
             if r.pairing == "quick.py":
                 assert record["experiments_counted"] == 1 and store.has(record["experiments"][0]["train_sha256"])
         assert _leftovers(docker_client, study) == []
@@ -156,7 +156,7 @@ def test_a_delivered_run_is_finished_on_a_node(cluster, home: Path, docker_clien
     """A resumed study whose run was left delivered: the run folder goes to a node, is scored and audited
     there, and comes back (the driver's row was `delivered` when sent)."""
     from orchestrator.agents import resolve_agent
-    from orchestrator.run.execute import RunRequest, execute_run
+    from orchestrator.run import RunLifecycle, RunRequest
     from orchestrator.specs import load_task
     from orchestrator.study.runner import open_study
 
@@ -167,16 +167,16 @@ def test_a_delivered_run_is_finished_on_a_node(cluster, home: Path, docker_clien
         run_id = ledger.new_run(task=spec.task, agent="noop", budget_name=spec.budget, pairing="noop",
                                 study_id=study, repeat=1)
         req = RunRequest(task=load_task(spec.task), budget=load_budget(spec.budget), agent=resolve_agent("noop"),
-                         image=built_images["sandbox"].image_id, study_id=study, data_dir=small_flight_data)
-        execute_run(docker_client, ledger, req, run_id=run_id)  # as if the driver died after delivery
+                         study_id=study, data_dir=small_flight_data, datasets=())
+        RunLifecycle(Home(home), ledger, docker_client).run(req, run_id)  # as if the driver died after delivery
         assert ledger.get_run(run_id).status is RunState.DELIVERED
         _run(spec, ledger, docker_client, small_flight_data)
         record = ledger.run_record_json(run_id)
         assert record["status"] == "audited" and record["attempt"] == 1
         assert [e["detail"]["base"] for e in record["events"] if e["kind"] == "imported"][-1] == "delivered"
-        with ledger.connection() as conn:
-            assert load_scores(conn, run_id)["holdout"].auc is not None
-        assert (home / "runs" / run_id / "scoring-repo" / "train.py").is_file()
+        assert ledger.scores(run_id)["holdout"].auc is not None
+        # the audit made on the node came back with the run
+        assert {a.rule for a in ledger.audits(run_id)} >= {"eval_labels_in_fit", "frame_statistics"}
 
 
 # --- the compose fleet: a head and two Docker workers in containers, the driver on this host --------------

@@ -9,6 +9,7 @@ print("Eval AUC: 0.5")
 PY
 git -c user.name=a -c user.email=a@a commit -qam setsid
 ./run_experiment first > /workspace/exp1.log 2>&1
-ps -eo pid,user,args > /workspace/ps_after.txt
+# every process left (the image has no ps): pid, owner, command line
+for p in /proc/[0-9]*; do echo "${p##*/} $(stat -c %U $p) $(tr '\0' ' ' < $p/cmdline)"; done > /workspace/ps_after.txt
 git add -A . && git -c user.name=a -c user.email=a@a commit -qm after
 exit 0

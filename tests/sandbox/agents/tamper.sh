@@ -10,8 +10,10 @@ try sh -c 'echo x > /run/sbx/gate.sock'
 try touch /opt/sbx/sandbox/gate.py
 try sh -c 'echo "" > /opt/sbx/sandbox/gate.py'
 try sh -c 'echo "" > /etc/python3.11/sitecustomize.py'
-# PID 1 (the container's init) ignores signals from inside its namespace: it must still be there after.
-kill -9 1 2>/dev/null; sleep 0.2; try sh -c '! kill -0 1'
+# PID 1 (the container's init, root's) ignores signals from inside its namespace: it must still be there after,
+# and so must the container's main process (root's sleep, the container's deadline).
+kill -9 1 2>/dev/null; sleep 0.2; try sh -c '! test -d /proc/1'
+try sh -c 'r=1; for p in /proc/[0-9]*; do if grep -q "^sleep" $p/cmdline; then kill -STOP ${p##*/} && r=0; fi; done; exit $r'
 try mount -t tmpfs none /run/sbx
 try unshare -Urm true
 # A fake experiment record: the host counts, not us.

@@ -1,0 +1,53 @@
+"""`sbx model serve`: the stand-in model, a scripted server of the three wire APIs for tests and demos."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("model", help="the stand-in model for tests and demos")
+    model_sub = p.add_subparsers(dest="model_command", required=True, metavar="SUBCOMMAND")
+    serve = model_sub.add_parser(
+        "serve",
+        help="serve a scenario over Anthropic Messages, OpenAI Chat Completions and Responses",
+        description="Play a scenario (YAML: steps of `shell` or `finish`) to any agent CLI that calls this "
+        "server; every call is logged as one JSONL line with the step, the seeded draw and the usage reported.",
+    )
+    serve.add_argument("--scenario", type=Path, required=True, help="scenario YAML file")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 picks a free one)")
+    serve.add_argument("--socket", type=Path, help="serve on this unix socket instead of TCP")
+    serve.add_argument("--call-log", type=Path, help="append one JSONL line per model call to this file")
+    serve.add_argument("--seed", type=int, default=0, help="run seed when a request names none (default 0)")
+    serve.add_argument("--event-delay-ms", type=float, default=0.0,
+                       help="pause between the events of a stream, to mimic a model generating (default 0)")
+    serve.set_defaults(handler=_serve)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio  # here, not at import: `sbx --help` must not load asyncio
+
+    from orchestrator.model import StandIn, load_scenario
+
+    standin = StandIn(load_scenario(args.scenario), log_path=args.call_log, seed=args.seed,
+                      event_delay_s=args.event_delay_ms / 1000)
+
+    async def main() -> None:
+        if args.socket:
+            where = str(await standin.start_unix(args.socket))
+        else:
+            where = await standin.start_tcp(args.host, args.port)
+        print(f"stand-in model {standin.scenario.name!r} serving on {where} (APIs under /v1)", flush=True)
+        try:
+            await asyncio.Event().wait()
+        finally:
+            await standin.stop()
+
+    try:
+        asyncio.run(main())
+    except KeyboardInterrupt:
+        print("stopped", file=sys.stderr)
+    return 0

@@ -1,0 +1,196 @@
+"""Build `sbx-agent-NAME:<hash>`: the sandbox image plus one agent CLI, installed with no network.
+
+The tag hashes the sandbox image's ID, images/agents/Dockerfile and install.py, and the manifest (the
+adapter's install spec and the lock lines it uses), so it is known before anything is downloaded and an
+image that exists is neither fetched nor rebuilt. Otherwise the host fetches the closure into the cache
+(fetch.py), stages a build context of hard links to it, and builds with `network_mode=none`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orchestrator.agents.adapters import Adapter, NpmInstall, get_adapter
+from orchestrator.failures import ImageError, ImageNotBuilt
+from orchestrator.images.agents.fetch import Closure, ensure_npm_closure, ensure_pip_closure, ensure_toolchain
+from orchestrator.images.agents.lock import NODE_PACKAGE, TOOLCHAIN, LockLine, lock_line, read_lock
+from orchestrator.log import get_logger, timed
+
+log = get_logger(__name__)
+
+LOCK_NAME = "agents.lock"
+_CONTEXT_FILES = ("Dockerfile", "install.py")
+
+
+@dataclass(frozen=True)
+class AgentImage:
+    name: str
+    version: str
+    tag: str
+    image_id: str
+    size_bytes: int
+    built: bool
+    #: seconds spent fetching (0 when the cache had everything) and building
+    fetch_seconds: float
+    build_seconds: float
+    downloaded_bytes: int
+    #: bytes of packages the build context carried (0 when the image existed)
+    package_bytes: int
+    versions: str
+
+
+def agent_tag(name: str, digest: str) -> str:
+    return f"sbx-agent-{name}:{digest}"
+
+
+def manifest(adapter: Adapter, lines: dict[str, LockLine]) -> dict[str, Any]:
+    """What install.py needs, and (with the files it runs) everything the image depends on."""
+    line = lines[adapter.name]
+    m: dict[str, Any] = {
+        "name": adapter.name, "version": adapter.version, "kind": adapter.install.kind, "digest": line.digest,
+        "before": line.before, "version_probe": [list(adapter.version_probe[0]), adapter.version_probe[1]],
+    }
+    if isinstance(adapter.install, NpmInstall):
+        m["dependencies"] = dict(sorted(adapter.install.dependencies.items()))
+        m["bins"] = dict(adapter.install.bins)
+        m["node_at_runtime"] = adapter.install.node_at_runtime
+        m["tools"] = dict(sorted(adapter.install.tools.items()))
+        m["toolchain"] = {"node": f"{NODE_PACKAGE}-{lines['node'].version}.tgz",
+                          "npm": f"npm-{lines['npm'].version}.tgz"}
+        m["toolchain_digests"] = {t: lines[t].digest for t in TOOLCHAIN}
+    else:
+        m["requirements"] = list(adapter.install.requirements)
+        m["bins"] = {b: b for b in adapter.install.bins}
+    return m
+
+
+def input_hash(m: dict[str, Any], sandbox_id: str, agents_dir: Path) -> str:
+    h = hashlib.sha256(f"target=agent-{m['name']}\nsandbox={sandbox_id}\n".encode())
+    for name in _CONTEXT_FILES:
+        h.update(name.encode() + b"\0" + (agents_dir / name).read_bytes() + b"\0")
+    h.update(json.dumps(m, sort_keys=True).encode())
+    return h.hexdigest()[:12]
+
+
+def _lines_for(adapter: Adapter, agents_dir: Path) -> dict[str, LockLine]:
+    path = agents_dir / LOCK_NAME
+    lock = read_lock(path)
+    lines = {adapter.name: lock_line(lock, adapter.name, path, adapter.version)}
+    if isinstance(adapter.install, NpmInstall):
+        for tool in TOOLCHAIN:
+            lines[tool] = lock_line(lock, tool, path)
+    return lines
+
+
+def _fetch(adapter: Adapter, lines: dict[str, LockLine], agents_dir: Path, cache: Path) -> tuple[Closure, dict[str, Path]]:
+    lock_path = agents_dir / LOCK_NAME
+    line = lines[adapter.name]
+    if isinstance(adapter.install, NpmInstall):
+        toolchain = ensure_toolchain(lines, cache, lock_path)
+        return ensure_npm_closure(adapter, line, cache, lock_path, toolchain), toolchain
+    return ensure_pip_closure(adapter, line, cache, lock_path), {}
+
+
+def resolve_agent_image(client, name: str, sandbox_id: str, agents_dir: Path):
+    """The built image of agent `name` for the current inputs, or ImageNotBuilt (a config error: the run
+    stays planned) saying how to build it."""
+    import docker.errors
+
+    adapter = get_adapter(name)
+    lines = _lines_for(adapter, agents_dir)
+    if lines[name].digest is None:
+        raise ImageNotBuilt(f"{name} has no digest in {agents_dir / LOCK_NAME}: run `sbx images build --agents {name}`")
+    tag = agent_tag(name, input_hash(manifest(adapter, lines), sandbox_id, agents_dir))
+    try:
+        return client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        raise ImageNotBuilt(f"image {tag} is not built for the current inputs: "
+                            f"run `sbx images build --agents {name}`") from None
+
+
+def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_tag: str, agents_dir: Path,
+                       cache: Path, force: bool = False) -> list[AgentImage]:
+    """Fetch (when needed) and build the image of each agent in `names` from the sandbox image `sandbox_tag`."""
+    import docker.errors
+
+    sandbox_id = client.images.get(sandbox_tag).id
+    results = []
+    for name in names:
+        adapter = get_adapter(name)
+        lines = _lines_for(adapter, agents_dir)
+        fetch_s = 0.0
+        closure = None
+        if lines[name].digest is None:  # prints the line to add, after fetching
+            _fetch(adapter, lines, agents_dir, cache)
+        m = manifest(adapter, lines)
+        tag = agent_tag(name, input_hash(m, sandbox_id, agents_dir))
+        try:
+            if force:
+                raise docker.errors.ImageNotFound("forced")
+            image = client.images.get(tag)
+            built, build_s = False, 0.0
+        except docker.errors.ImageNotFound:
+            start = time.monotonic()
+            closure, toolchain = _fetch(adapter, lines, agents_dir, cache)
+            fetch_s = time.monotonic() - start
+            start = time.monotonic()
+            image = _build(client, adapter, m, closure, toolchain, tag, sandbox_tag, agents_dir, cache)
+            built, build_s = True, time.monotonic() - start
+        versions = client.containers.run(tag, ["/opt/sbx/versions.txt"], entrypoint=["cat"], remove=True,
+                                         network_mode="none", user="agent").decode()
+        results.append(AgentImage(
+            name=name, version=adapter.version, tag=tag, image_id=image.id, size_bytes=image.attrs["Size"],
+            built=built, fetch_seconds=fetch_s, build_seconds=build_s,
+            downloaded_bytes=closure.downloaded_bytes if closure else 0,
+            package_bytes=closure.size_bytes if closure else 0, versions=versions,
+        ))
+    return results
+
+
+def _link(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dest)
+    except OSError:  # another filesystem
+        shutil.copyfile(src, dest)
+
+
+def _build(client, adapter: Adapter, m: dict[str, Any], closure: Closure, toolchain: dict[str, Path], tag: str,
+           sandbox_tag: str, agents_dir: Path, cache: Path):
+    import docker.errors
+
+    stage = cache / "stage" / f"{adapter.name}-{os.getpid()}"
+    shutil.rmtree(stage, ignore_errors=True)
+    try:
+        for name in _CONTEXT_FILES:
+            _link(agents_dir / name, stage / name)
+        (stage / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
+        for rel, src in closure.files.items():
+            _link(src, stage / rel)
+        for tool, src in toolchain.items():
+            _link(src, stage / "toolchain" / m["toolchain"][tool])
+        lines: list[str] = []
+        labels = {"sbx.target": f"agent-{adapter.name}", "sbx.agent": adapter.name, "sbx.agent.version": adapter.version,
+                  "sbx.agent.digest": m["digest"], "sbx.base": sandbox_tag}
+        with timed(log, "image.build", tag=tag, base=sandbox_tag):
+            stream = client.api.build(path=str(stage), dockerfile="Dockerfile", tag=tag, rm=True, forcerm=True,
+                                      network_mode="none", pull=False, decode=True, labels=labels,
+                                      buildargs={"SANDBOX_IMAGE": sandbox_tag, "AGENT": adapter.name})
+            for chunk in stream:
+                if "error" in chunk:
+                    raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-30:]))
+                if "stream" in chunk:
+                    lines.append(chunk["stream"])
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
+    try:
+        return client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        raise ImageError(f"build of {tag} finished without the tag:\n" + "".join(lines[-30:])) from None

@@ -1,0 +1,92 @@
+"""A stand-in model's scenario: the steps it plays, one per model call that asks for a next action.
+
+    name: flight-delays
+    title: Tune flight-delay model          # answer to a title-generation call (OpenCode)
+    steps:
+      - shell: ./run_experiment
+      - shell: "sed -i 's/max_depth=6/max_depth=4/' train.py && git commit -qam 'shallower trees'"
+        variants:                            # seeded variation: with probability p play this instead
+          - p: 0.5
+            shell: "sed -i 's/max_depth=6/max_depth=8/' train.py && git commit -qam 'deeper trees'"
+      - finish: Trained and committed.
+
+A step is either `shell` (run this command through whichever shell tool the request advertises) or `finish`
+(end with this message). Which variant plays is a pure function of (run seed, step index), so a run replays
+exactly under the same seed and two seeds diverge on purpose.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from orchestrator.specs.loading import load_yaml_model
+
+
+class Action(BaseModel):
+    """One thing the model does in a step: run a shell command, or finish with a message."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    shell: str | None = Field(None, min_length=1, description="command to run through the shell tool")
+    finish: str | None = Field(None, description="final message; the agent's turn ends")
+    say: str = Field("", description="text sent beside a shell call (the model's 'thought')")
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> Action:
+        if (self.shell is None) == (self.finish is None):
+            raise ValueError("give exactly one of `shell` or `finish`")
+        return self
+
+
+class Variant(Action):
+    p: float = Field(gt=0, le=1, description="probability that this variant plays instead of the step")
+
+
+class Step(Action):
+    variants: tuple[Variant, ...] = ()
+
+    @model_validator(mode="after")
+    def _probabilities(self) -> Step:
+        total = sum(v.p for v in self.variants)
+        if total > 1 + 1e-9:
+            raise ValueError(f"variant probabilities add up to {total:g}, more than 1")
+        return self
+
+
+class Scenario(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field("scenario", min_length=1)
+    title: str = Field("sbx stand-in run", min_length=1, max_length=100)
+    steps: tuple[Step, ...] = Field(min_length=1)
+    #: said once the scenario is played out and the agent still asks for more
+    after_end: str = "Done."
+
+    def pick(self, seed: int, index: int) -> tuple[Action, int, float]:
+        """The action of step `index` for run `seed`: (action, variant played or -1 for the step itself, u).
+
+        u is a uniform draw in [0, 1) from sha256(seed, index); variant k plays when u falls in its slice of
+        the cumulative probabilities. Past the last step the answer is `finish: after_end` (variant -1)."""
+        if index >= len(self.steps):
+            return Action(finish=self.after_end), -1, 0.0
+        step = self.steps[index]
+        u = uniform(seed, index)
+        edge = 0.0
+        for k, variant in enumerate(step.variants):
+            edge += variant.p
+            if u < edge:
+                return Action(shell=variant.shell, finish=variant.finish, say=variant.say), k, u
+        return Action(shell=step.shell, finish=step.finish, say=step.say), -1, u
+
+
+def uniform(seed: int, index: int) -> float:
+    """A reproducible draw in [0, 1) for (seed, step index)."""
+    digest = hashlib.sha256(f"sbx-standin:{seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def load_scenario(path: Path) -> Scenario:
+    return load_yaml_model(path, Scenario)

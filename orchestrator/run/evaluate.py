@@ -1,0 +1,144 @@
+"""Evaluate a delivered run, per its task's kind: an `ml` task is scored on hidden data (orchestrator/scoring);
+a `tests` task is graded by its hidden tests (run/grade.py: the outcome is pass/fail with a reason).
+
+delivered -> scored, or delivered -> failed (unscorable). Whatever the delivered code does is an outcome
+(a ScoreResult). Our own failures (engine, scorer, data, ledger: the `SbxError`s that say so) raise and
+leave the run `delivered`, so the evaluation can be redone. Anything else that breaks while the artifact is
+read or scored is the artifact's doing (a file where a folder is expected, a name the file system refuses,
+...): the run ends `failed/unscorable` with reason `artifact_error` and what broke, counted, never left
+`delivered` for ever.
+
+The scorer meets what the run's experiments met (scoring/container.py): the run's own sandbox image, its
+cores, cpuset, memory and pids, the next experiment's number, and a CPU limit of what one experiment of the
+budget may use (`scoring.options.budget_limits`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import docker
+import docker.errors
+
+from orchestrator.failures import SbxError, UnscorableArtifact
+from orchestrator.home import Home
+from orchestrator.images import resolve_image
+from orchestrator.ledger import Ledger, RunOutcome, RunState, ScoreResult
+from orchestrator.log import get_logger
+from orchestrator.run.context import RunContext
+from orchestrator.run.grade import grade_run
+from orchestrator.run.request import RunRequest
+from orchestrator.scoring.options import ScoreOptions, budget_limits
+from orchestrator.scoring.service import score_repo
+from orchestrator.scoring.text import clean
+
+log = get_logger(__name__)
+
+
+def delivered_code(home: Home, run_id: str, delivered_sha256: str) -> tuple[Path, Path]:
+    """What the scorer gets of a run: its delivered working tree, and the committed train.py that counts in
+    place of the working tree's (task rule 5). The scorer takes code only from them (scoring/artifact.py)."""
+    src = home.delivered_dir(run_id)
+    committed = src / "git" / "train" / f"{delivered_sha256}.py"
+    if not committed.is_file():
+        raise UnscorableArtifact("no_train_py", "the committed train.py was not kept by the copy-out (past its caps)")
+    return src / "workspace", committed
+
+
+def scorer_image(client: docker.DockerClient, run_image: str | None) -> str:
+    """The image the run's sandbox used (so the scored code meets what its experiments met), or the
+    current scorer image when that one is gone (a rescore long after)."""
+    if run_image:
+        try:
+            return str(client.images.get(run_image).id)
+        except docker.errors.ImageNotFound:
+            log.info("score.run_image_gone", image=run_image)
+        except docker.errors.DockerException:
+            pass
+    return str(resolve_image(client, "scorer").id)
+
+
+def scoring_options(ctx: RunContext, main: bool) -> ScoreOptions:
+    """The run's scoring options with the scorer's limits taken from its budget. Datasets after the main
+    one skip the evaluation rows and the batch check's large and fresh contexts (the main one has them)."""
+    req = ctx.request
+    update = budget_limits(req.budget, req.resolved_cpuset())
+    if not main:
+        update |= {"eval_rows": False, "large_contexts": False, "fresh_check": False}
+    return req.score_options.model_copy(update=update)
+
+
+def artifact_failure(dataset: str, exc: BaseException) -> ScoreResult:
+    """The score of an artifact whose reading or scoring broke on something it holds."""
+    return ScoreResult(dataset=dataset, status="unscorable", reason="artifact_error",
+                       detail=clean(f"{type(exc).__name__}: {exc}", 2000))
+
+
+def score_dataset(ctx: RunContext, dataset: str) -> ScoreResult:
+    """Score the run's delivered train.py on `dataset` and store the score. Raises only for our failures."""
+    record = ctx.ledger.get_run(ctx.run_id)
+    assert record.delivered_sha256 is not None
+    req = ctx.request
+    main = dataset == req.datasets[0]
+    try:
+        workspace, committed = delivered_code(ctx.home, ctx.run_id, record.delivered_sha256)
+        n = max(1, min(req.budget.experiments, (record.experiments_counted or 0) + 1))
+        result = score_repo(ctx.client, workspace, req.data_dir, dataset,
+                            image=scorer_image(ctx.client, record.image), mount_parent=ctx.home.mount_parent,
+                            options=scoring_options(ctx, main), run_id=ctx.run_id, target=req.task.target,
+                            positive=req.task.positive_label, eval_line=req.task.contract.eval_line,
+                            train_py=committed, experiment=n,
+                            experiments_left=max(0, req.budget.experiments - (record.experiments_counted or 0)))
+    except UnscorableArtifact as exc:
+        result = ScoreResult(dataset=dataset, status="unscorable", reason=exc.reason, detail=clean(exc.detail) or None)
+    except SbxError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - not ours by type: what the artifact holds broke the scoring
+        log.error("score.artifact_error", run_id=ctx.run_id, dataset=dataset, error=repr(exc)[:500], exc_info=True)
+        result = artifact_failure(dataset, exc)
+    ctx.ledger.save_score(ctx.run_id, result)
+    if result.withheld_count:
+        ctx.event("score_withheld", {"dataset": dataset, "count": result.withheld_count,
+                                     "first": [w["path"] for w in _withheld(result)[:20]]})
+    return result
+
+
+def _withheld(result: ScoreResult) -> list[dict[str, object]]:
+    import json
+
+    try:
+        listed = json.loads(result.withheld_json or "[]")
+    except ValueError:
+        return []
+    return [w for w in listed if isinstance(w, dict)]
+
+
+def needs_evaluation(req: RunRequest) -> bool:
+    """Whether a delivered run is evaluated: a tests task always is; an ml task when it names datasets."""
+    return req.task.kind == "tests" or bool(req.datasets)
+
+
+def evaluate(ctx: RunContext) -> ScoreResult | RunOutcome:
+    """The main evaluation of a delivered run, by its task's kind; the run moves on."""
+    if ctx.request.task.kind == "tests":
+        return grade_run(ctx)
+    return evaluate_ml(ctx)
+
+
+def evaluate_ml(ctx: RunContext) -> ScoreResult:
+    """An ml task's main evaluation: its score on the first dataset."""
+    result = score_dataset(ctx, ctx.request.datasets[0])
+    log.info("run.scored", run_id=ctx.run_id, status=result.status, auc=result.auc, reason=result.reason,
+             batch_dependent=result.batch_dependent)
+    if result.status == "unscorable":
+        ctx.ledger.advance(ctx.run_id, RunState.FAILED, failure_class="unscorable",
+                           reason=clean(f"{result.reason}: {(result.detail or '')[-500:]}", 600))
+    else:
+        ctx.ledger.advance(ctx.run_id, RunState.SCORED)
+    return result
+
+
+def missing_datasets(ledger: Ledger, run_id: str, datasets: tuple[str, ...]) -> list[str]:
+    """Datasets an ml run still has to be scored on (a tests task's request names none)."""
+    have = ledger.scores(run_id)
+    return [d for d in datasets if d not in have]

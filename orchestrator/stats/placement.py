@@ -1,0 +1,118 @@
+"""Does where or when a run ran (node, slot, run order, start time) explain any of a pairing's spread?"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from orchestrator.stats._checks import Seed, float_array, rng_from, same_length
+from orchestrator.stats.anova import GroupShare, group_share
+from orchestrator.stats.correlation import RankCorrelation, rank_correlation
+
+
+@dataclass(frozen=True)
+class PlacementCheck:
+    """One pairing's scores against node, slot, run order and start time; a check that could not run says why."""
+
+    pairing: str
+    runs: int
+    dropped: int
+    node: GroupShare | None
+    slot: GroupShare | None
+    run_order: RankCorrelation | None
+    start_time: RankCorrelation | None
+    #: check name -> why it was not computed (one node only, constant scores, column not given, ...)
+    skipped: dict[str, str]
+
+
+def _column(values: ArrayLike | None, n: int, name: str) -> np.ndarray | None:
+    if values is None:
+        return None
+    arr = np.asarray(values, dtype=object)
+    if arr.ndim != 1 or arr.size != n:
+        raise ValueError(
+            f"{name} must be one-dimensional with one value per run ({n}), got shape {arr.shape}"
+        )
+    return arr
+
+
+def placement_checks(
+    pairings: ArrayLike,
+    scores: ArrayLike,
+    *,
+    nodes: ArrayLike | None = None,
+    slots: ArrayLike | None = None,
+    run_order: ArrayLike | None = None,
+    started_at: ArrayLike | None = None,
+    tasks: ArrayLike | None = None,
+    n_resamples: int = 10_000,
+    seed: Seed,
+) -> tuple[PlacementCheck, ...]:
+    """Per pairing, does where or when a run ran explain any of the spread of its scores (or passes)?
+
+    Node and slot: one-way ANOVA F with a permutation p-value and the between-group share of variance
+    (`anova.group_share`). Run order and start time: Spearman's rho with a permutation p-value
+    (`correlation.rank_correlation`). Scores may be 0/1 outcomes (then it is the pass rate that is
+    explained). With `tasks`, each score is first centred on its task's mean within the pairing, so that
+    task difficulty cannot pass for a node, slot or time effect when tasks were not spread evenly over
+    nodes or were run in sequence (the permutation then shuffles the centred scores, an approximation
+    to shuffling within tasks). Runs missing a score are dropped and counted; runs missing a node or slot
+    are left out of that check only. Pairings are returned sorted by name; each check draws from its
+    own child generator.
+    """
+    score_arr = float_array(scores, "scores")
+    pairing_arr = np.asarray(pairings, dtype=object)
+    if pairing_arr.ndim != 1:
+        raise ValueError("pairings must be one-dimensional")
+    n = same_length(pairings=pairing_arr, scores=score_arr)
+    columns = {
+        "node": _column(nodes, n, "nodes"),
+        "slot": _column(slots, n, "slots"),
+        "run_order": _column(run_order, n, "run_order"),
+        "start_time": _column(started_at, n, "started_at"),
+    }
+    task_arr = _column(tasks, n, "tasks")
+    names = sorted({str(p) for p in pairing_arr})
+    children = rng_from(seed).spawn(len(names) * len(columns))
+    out = []
+    for i, name in enumerate(names):
+        in_pairing = pairing_arr.astype(str) == name
+        scored = in_pairing & ~np.isnan(score_arr)
+        values = score_arr.copy()
+        if task_arr is not None:
+            for task in {str(t) for t in task_arr[scored]}:
+                same = scored & (task_arr.astype(str) == task)
+                values[same] -= values[same].mean()
+        results: dict[str, GroupShare | RankCorrelation | None] = {}
+        skipped: dict[str, str] = {}
+        for j, (check, column) in enumerate(columns.items()):
+            rng = children[i * len(columns) + j]
+            results[check] = None
+            if column is None:
+                skipped[check] = "not given"
+                continue
+            try:
+                if check in ("node", "slot"):
+                    results[check] = group_share(
+                        column[scored], values[scored], n_resamples=n_resamples, seed=rng
+                    )
+                else:
+                    x = np.array([np.nan if v is None else float(v) for v in column[scored]])
+                    results[check] = rank_correlation(x, values[scored], n_resamples=n_resamples, seed=rng)
+            except ValueError as exc:
+                skipped[check] = str(exc)
+        out.append(
+            PlacementCheck(
+                pairing=name,
+                runs=int(scored.sum()),
+                dropped=int((in_pairing & ~scored).sum()),
+                node=results["node"],  # type: ignore[arg-type]
+                slot=results["slot"],  # type: ignore[arg-type]
+                run_order=results["run_order"],  # type: ignore[arg-type]
+                start_time=results["start_time"],  # type: ignore[arg-type]
+                skipped=skipped,
+            )
+        )
+    return tuple(out)

@@ -1,0 +1,274 @@
+"""Environment images: one per declared environment (Python + exact pins), shared by every task that
+declares the same one, built offline from a host wheelhouse on a Debian suite's debootstrap base.
+
+- `resolve_pins`: the full closure of some requirements for a target Python, by `pip download` on the host
+  (the index is reachable from the host only), frozen into exact pins.
+- `env_image`: `sbx-env:<hash>`, images/environment/Dockerfile, for `tests` tasks.
+- `task_image`: `sbx-task:<hash>`, the environment image plus the task's original repo installed editable
+  (images/task/Dockerfile), or a Harbor task's own Dockerfile with its base substituted.
+- `ml_env_images`: the sandbox and scorer stages of images/Dockerfile built against an environment's pins
+  (the flight-delays reference environment), tagged `sbx-env-sandbox:<hash>` / `sbx-env-scorer:<hash>`.
+
+Every tag is a hash of the inputs that decide the image (the base image's ID, the Dockerfile, the pins,
+the copied files): an unchanged input set is never rebuilt.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from orchestrator import paths
+from orchestrator.failures import ImageError
+from orchestrator.log import get_logger, timed
+from orchestrator.specs.task import DockerfileEnvironment, PythonEnvironment, TestsTaskSpec, normalize_name
+
+if TYPE_CHECKING:
+    import docker
+
+log = get_logger(__name__)
+
+ENV_DOCKERFILE = paths.images_root() / "environment" / "Dockerfile"
+TASK_DOCKERFILE = paths.images_root() / "task" / "Dockerfile"
+LABEL = "sbx.kind"
+
+
+@dataclass(frozen=True)
+class BuiltEnvImage:
+    tag: str
+    built: bool          # False when the tag already existed
+    seconds: float       # time to build (or to find) it
+    size_bytes: int
+
+
+def default_cache() -> Path:
+    """Where wheelhouses and downloaded sdists are kept by default: <repo>/.cache (gitignored)."""
+    return paths.REPO_ROOT / ".cache"
+
+
+def _wheel_name_version(filename: str) -> tuple[str, str]:
+    name, version = filename.split("-")[:2]
+    return normalize_name(name), version
+
+
+# --- pins --------------------------------------------------------------------------------------------------
+
+
+def resolve_pins(requirements: Iterable[str], python: str, scratch: Path) -> dict[str, str]:
+    """Exact pins of the whole closure of `requirements` for CPython `python`, wheels only (pip download)."""
+    from orchestrator.images.wheelhouse import target_args
+
+    reqs = list(requirements)
+    scratch.mkdir(parents=True, exist_ok=True)
+    cmd = [sys.executable, "-m", "pip", "download", *target_args(python), "--dest", str(scratch), *reqs]
+    with timed(log, "env.resolve", requirements=len(reqs), python=python):
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+    if proc.returncode != 0:
+        raise ImageError(f"resolving {reqs} for Python {python} failed:\n{(proc.stdout + proc.stderr)[-2500:]}")
+    got = re.findall(r"(?:Saved|File was already downloaded) (\S+\.whl)", proc.stdout)
+    pins: dict[str, str] = {}
+    for path in got:
+        name, version = _wheel_name_version(Path(path).name)
+        pins[name] = version
+    if not pins:
+        raise ImageError(f"pip download resolved nothing for {reqs}:\n{proc.stdout[-1500:]}")
+    return dict(sorted(pins.items()))
+
+
+def ensure_env_wheelhouse(env: PythonEnvironment, cache: Path) -> Path:
+    """cache/wheelhouse/<env digest>/ holding exactly the environment's wheels (downloaded when missing)."""
+    from orchestrator.images.wheelhouse import ensure_wheelhouse
+
+    dest = cache / "wheelhouse" / env.digest()
+    dest.mkdir(parents=True, exist_ok=True)
+    lock = dest / "requirements.lock"
+    lock.write_text(env.lock_text())
+    ensure_wheelhouse(lock, dest, python=env.python)
+    return dest
+
+
+# --- images ------------------------------------------------------------------------------------------------
+
+
+def _hash(*parts: bytes) -> str:
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(len(part).to_bytes(8, "big") + part)
+    return h.hexdigest()[:12]
+
+
+def _tree_bytes(root: Path) -> bytes:
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts:
+            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
+    return h.digest()
+
+
+def _exists(client: docker.DockerClient, tag: str) -> docker.models.images.Image | None:
+    import docker.errors
+
+    try:
+        return client.images.get(tag)
+    except docker.errors.ImageNotFound:
+        return None
+
+
+def _build(client: docker.DockerClient, context: Path, tag: str, buildargs: dict[str, str], labels: dict[str, str],
+           *, dockerfile: str = "Dockerfile", target: str | None = None, network: str | None = "none",
+           timeout_s: float = 1800) -> docker.models.images.Image:
+    """docker build with the engine's network off by default (everything comes from the context)."""
+    lines: list[str] = []
+    kwargs = {"target": target} if target else {}
+    if network:
+        kwargs["network_mode"] = network
+    deadline = time.monotonic() + timeout_s
+    with timed(log, "image.build", tag=tag):
+        stream = client.api.build(path=str(context), dockerfile=dockerfile, tag=tag, rm=True, forcerm=True,
+                                  buildargs=buildargs, labels=labels, decode=True, **kwargs)
+        for chunk in stream:
+            if "error" in chunk:
+                raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-40:]))
+            if "stream" in chunk:
+                lines.append(chunk["stream"])
+            if time.monotonic() > deadline:
+                raise ImageError(f"building {tag} took longer than {timeout_s:g}s")
+    image = _exists(client, tag)
+    if image is None:
+        raise ImageError(f"build of {tag} finished without the tag:\n" + "".join(lines[-40:]))
+    return image
+
+
+def env_base(client: docker.DockerClient, env: PythonEnvironment) -> str:
+    """The debootstrap base of the environment's Debian suite (built once, ~2 minutes, when missing)."""
+    from orchestrator.images.base import ensure_suite_base
+
+    return ensure_suite_base(client, env.suite)
+
+
+def env_image_tag(client: docker.DockerClient, env: PythonEnvironment) -> str:
+    from orchestrator.images.base import debootstrap_tag
+
+    base = _exists(client, debootstrap_tag(env.suite))
+    base_id = base.id if base is not None else f"missing:{debootstrap_tag(env.suite)}"
+    return f"sbx-env:{_hash(base_id.encode(), ENV_DOCKERFILE.read_bytes(), env.lock_text().encode(), env.python.encode())}"
+
+
+def env_image(client: docker.DockerClient, env: PythonEnvironment, cache: Path, force: bool = False) -> BuiltEnvImage:
+    """The environment's image, built when its tag is missing."""
+    start = time.monotonic()
+    base = env_base(client, env)
+    tag = env_image_tag(client, env)
+    image = None if force else _exists(client, tag)
+    built = image is None
+    if image is None:
+        wheels = ensure_env_wheelhouse(env, cache)
+        with tempfile.TemporaryDirectory(prefix="sbx-envctx-") as tmp:
+            ctx = Path(tmp)
+            shutil.copyfile(ENV_DOCKERFILE, ctx / "Dockerfile")
+            (ctx / "requirements.lock").write_text(env.lock_text())
+            (ctx / "wheelhouse").mkdir()
+            for wheel in wheels.glob("*.whl"):
+                _link_or_copy(wheel, ctx / "wheelhouse" / wheel.name)
+            image = _build(client, ctx, tag, {"BASE_IMAGE": base},
+                           {LABEL: "environment", "sbx.environment": env.digest(), "sbx.base": base})
+    return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+
+
+def _link_or_copy(src: Path, dest: Path) -> None:
+    try:
+        os.link(src, dest)
+    except OSError:  # another filesystem
+        shutil.copyfile(src, dest)
+
+
+def task_image_tag(client: docker.DockerClient, task: TestsTaskSpec) -> str:
+    if isinstance(task.environment, DockerfileEnvironment):
+        ctx = task.path(task.environment.context)
+        return f"sbx-task:{_hash(b'dockerfile', _tree_bytes(ctx), task.environment.dockerfile.encode())}"
+    env_tag = env_image_tag(client, task.environment)
+    env = _exists(client, env_tag)
+    env_id = env.id if env is not None else f"missing:{env_tag}"
+    return f"sbx-task:{_hash(env_id.encode(), TASK_DOCKERFILE.read_bytes(), task.install.encode(), _tree_bytes(task.repo_dir))}"
+
+
+def task_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path, force: bool = False) -> BuiltEnvImage:
+    """The task's image (environment + editable install of the original repo), built when missing."""
+    start = time.monotonic()
+    if isinstance(task.environment, DockerfileEnvironment):
+        tag = task_image_tag(client, task)
+        image = None if force else _exists(client, tag)
+        built = image is None
+        if image is None:
+            ctx = task.path(task.environment.context)
+            # A Harbor Dockerfile may install from Debian's mirror or PyPI while building (both answer here).
+            image = _build(client, ctx, tag, {}, {LABEL: "task", "sbx.task": task.name},
+                           dockerfile=task.environment.dockerfile, network=None, timeout_s=task.timeouts.build_s)
+        return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+    env = env_image(client, task.environment, cache)
+    tag = task_image_tag(client, task)
+    image = None if force else _exists(client, tag)
+    built = image is None
+    if image is None:
+        with tempfile.TemporaryDirectory(prefix="sbx-taskctx-") as tmp:
+            ctx = Path(tmp)
+            shutil.copyfile(TASK_DOCKERFILE, ctx / "Dockerfile")
+            shutil.copytree(task.repo_dir, ctx / "repo", symlinks=False,
+                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            image = _build(client, ctx, tag, {"ENV_IMAGE": env.tag, "INSTALL": task.install},
+                           {LABEL: "task", "sbx.task": task.name, "sbx.environment": task.environment.digest()},
+                           timeout_s=task.timeouts.build_s)
+    return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+
+
+def ml_env_images(client: docker.DockerClient, env: PythonEnvironment, cache: Path,
+                  force: bool = False) -> dict[str, BuiltEnvImage]:
+    """The sandbox and scorer images of the ML task, built from images/Dockerfile with the environment's
+    pins in place of images/requirements.lock (the context is a copy; nothing in images/ changes)."""
+    from orchestrator.images.build import TARGETS
+
+    root = paths.images_root()
+    base = env_base(client, env)
+    base_id = client.images.get(base).id
+    inputs = [root / "Dockerfile", root / ".dockerignore"]
+    for sub in TARGETS:
+        inputs += sorted(p for p in (root / sub).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    digest = _hash(base_id.encode(), env.lock_text().encode(),
+                   *(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() for p in inputs))
+    results: dict[str, BuiltEnvImage] = {}
+    wheels: Path | None = None
+    for target in TARGETS:
+        start = time.monotonic()
+        tag = f"sbx-env-{target}:{digest}"
+        image = None if force else _exists(client, tag)
+        built = image is None
+        if image is None:
+            wheels = wheels or ensure_env_wheelhouse(env, cache)
+            with tempfile.TemporaryDirectory(prefix="sbx-mlctx-") as tmp:
+                ctx = Path(tmp)
+                for name in ("Dockerfile", ".dockerignore"):
+                    shutil.copyfile(root / name, ctx / name)
+                for sub in TARGETS:
+                    shutil.copytree(root / sub, ctx / sub, ignore=shutil.ignore_patterns("__pycache__"))
+                (ctx / "requirements.lock").write_text(env.lock_text())
+                shutil.copytree(wheels, ctx / "wheelhouse", ignore=shutil.ignore_patterns("*.lock"))
+                image = _build(client, ctx, tag, {"BASE_IMAGE": base},
+                               {LABEL: target, "sbx.environment": env.digest(), "sbx.base": base}, target=target)
+        results[target] = BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+    return results
+
+
+def image_versions(client: docker.DockerClient, tag: str, file: str = "/opt/sbx/versions.txt") -> str:
+    """What an image recorded about its Python and packages."""
+    out = client.containers.run(tag, ["cat", file], entrypoint=[], remove=True, network_mode="none", user="agent")
+    return out.decode()

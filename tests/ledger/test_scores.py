@@ -1,0 +1,79 @@
+"""Scores in the ledger: one row per (run, dataset), replaced when scored again, refused when inconsistent."""
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from orchestrator.failures import RunNotFound
+from orchestrator.ledger import Ledger, ScoreResult
+from orchestrator.run.record import run_row
+
+SCORED = ScoreResult(dataset="holdout", status="scored", auc=0.71, ap=0.69, auc_se=0.004, n=3000, positives=1500,
+                     seconds=12.5, train_seconds=8.0, predict_seconds=3.0, rows_checked=512, rows_changed=0,
+                     max_abs_change=0.0, tolerance=1e-6, batch_dependent=False, batch_rows=1000, seed=0,
+                     artifact_sha256="a" * 64, train_sha256="b" * 64, image="sbx-scorer:x")
+FAILED = ScoreResult(dataset="later", status="unscorable", reason="predict_error",
+                     detail="Traceback ...\nKeyError: 'Dest'", seconds=3.0, tolerance=1e-6, batch_rows=1000, seed=0)
+
+
+@pytest.fixture
+def ledger(tmp_path: Path) -> Iterator[Ledger]:
+    with Ledger(tmp_path / "ledger.sqlite") as led:
+        yield led
+
+
+@pytest.fixture
+def runs(ledger: Ledger) -> list[str]:
+    return [ledger.new_run(task="t", agent="a", budget_name="b") for _ in range(3)]
+
+
+def test_round_trip_per_run_and_dataset(ledger: Ledger, runs: list[str]) -> None:
+    r1, r2, _ = runs
+    ledger.save_score(r1, SCORED)
+    ledger.save_score(r1, FAILED)
+    ledger.save_score(r2, SCORED)
+    got = ledger.scores(r1)
+    assert got == {"holdout": SCORED, "later": FAILED}
+    assert got["holdout"].batch_dependent is False
+    assert ledger.scores(runs[2]) == {}
+
+
+def test_saving_again_replaces(ledger: Ledger, runs: list[str]) -> None:
+    ledger.save_score(runs[0], SCORED)
+    better = ScoreResult(**{**SCORED.to_json(), "auc": 0.75, "batch_dependent": True, "rows_changed": 3})
+    ledger.save_score(runs[0], better)
+    assert ledger.scores(runs[0])["holdout"] == better
+    conn = sqlite3.connect(ledger.path)
+    assert conn.execute("SELECT count(*) FROM scores").fetchone()[0] == 1
+    conn.close()
+
+
+def test_runs_with_a_score_for_a_resumed_rescore(ledger: Ledger, runs: list[str]) -> None:
+    r1, r2, _ = runs
+    ledger.save_score(r1, FAILED)            # unscorable on later: finished
+    ledger.save_score(r2, SCORED)            # holdout only
+    assert ledger.runs_with_score("later") == {r1}
+    assert ledger.runs_with_score("holdout") == {r2}
+
+
+def test_the_schema_refuses_inconsistent_rows(ledger: Ledger, runs: list[str]) -> None:
+    with pytest.raises(sqlite3.IntegrityError):
+        ledger.save_score(runs[0], ScoreResult(dataset="holdout", status="scored", seconds=1.0))
+    with pytest.raises(sqlite3.IntegrityError):
+        ledger.save_score(runs[0], ScoreResult(dataset="holdout", status="maybe", seconds=1.0))
+    with pytest.raises(RunNotFound):
+        ledger.save_score("r-unknown", SCORED)
+    assert ledger.scores(runs[0]) == {}  # a refused write leaves nothing behind
+
+
+def test_the_run_record_reads_the_scores(ledger: Ledger, runs: list[str]) -> None:
+    row = run_row(ledger, runs[0])
+    assert (row["holdout_score"], row["holdout_ap"], row["holdout_score_se"], row["scoring_error"]) == (None,) * 4
+    ledger.save_score(runs[0], SCORED)
+    row = run_row(ledger, runs[0])
+    assert (row["holdout_score"], row["holdout_ap"], row["holdout_score_se"]) == (0.71, 0.69, 0.004)
+    assert row["batch_dependent"] is False and row["holdout_negatives"] == 1500
+    ledger.save_score(runs[1], ScoreResult(**{**FAILED.to_json(), "dataset": "holdout"}))
+    assert run_row(ledger, runs[1])["scoring_error"] == "predict_error: KeyError: 'Dest'"

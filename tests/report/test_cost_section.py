@@ -1,0 +1,67 @@
+"""The report's cost section (report/tables.py): cost per pairing, per scored run and per compliant run, the
+cached share of input, and the gap between each CLI's own usage report and the gateway's, checked by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from orchestrator.report import build_report, validate_runs
+from orchestrator.report.prepare import prepare
+from orchestrator.report.tables import cost_table, self_report_gap_table
+from orchestrator.stats import Exclusion
+
+ROWS = [
+    # pairing, repeat, holdout, eval_labels_in_fit, cost, input, cached, output, reported input, output, cost, counted
+    ("claude-code/m", 1, 0.70, "clear", 0.10, 1000, 600, 50, 1000, 50, 0.16, True),
+    ("claude-code/m", 2, 0.72, "flagged", 0.20, 2000, 1500, 80, 2000, 80, 0.31, True),
+    ("claude-code/m", 3, None, None, 0.30, 3000, 2000, 90, None, None, None, True),     # failed: no score
+    ("claude-code/m", 3, None, None, 0.05, 500, 0, 10, 500, 10, 0.07, False),            # infra attempt
+    ("codex/m", 1, 0.69, "clear", 0.40, 4000, 3000, 100, 4400, 100, None, True),
+    ("codex/m", 2, 0.71, "clear", 0.60, 6000, 3000, 140, 6600, 140, None, True),
+]
+
+
+def _runs() -> pd.DataFrame:
+    cols = ["pairing", "repeat", "holdout_score", "eval_labels_in_fit", "cost_usd", "input_tokens",
+            "cached_input_tokens", "output_tokens", "reported_input_tokens", "reported_output_tokens",
+            "reported_cost_usd", "counted"]
+    frame = pd.DataFrame(ROWS, columns=cols)
+    frame["task"] = "flight-delays"
+    frame["frame_statistics"] = frame["eval_labels_in_fit"].map(lambda v: None if v is None else "clear")
+    return validate_runs(frame)
+
+
+def test_cost_per_scored_and_per_compliant_run_divide_the_whole_spend() -> None:
+    table = cost_table(prepare(_runs(), Exclusion.BOTH, seed=0)).set_index("pairing")
+    claude, codex = table.loc["claude-code/m"], table.loc["codex/m"]
+    # the infra attempt is not counted; the failed run's spend is (it was paid for)
+    assert claude["runs"] == 3 and claude["total_cost_usd"] == pytest.approx(0.60)
+    assert claude["scored_runs"] == 2 and claude["cost_per_scored_run_usd"] == pytest.approx(0.30)
+    assert claude["compliant_runs"] == 1 and claude["cost_per_compliant_run_usd"] == pytest.approx(0.60)
+    assert claude["cached_share"] == pytest.approx(4100 / 6000)
+    assert codex["cost_per_scored_run_usd"] == pytest.approx(0.50) == codex["cost_per_compliant_run_usd"]
+    assert codex["cached_share"] == pytest.approx(0.6)
+
+
+def test_the_self_report_gap_is_against_the_gateways_count_of_the_same_runs() -> None:
+    table = self_report_gap_table(prepare(_runs(), Exclusion.BOTH, seed=0)).set_index("pairing")
+    claude, codex = table.loc["claude-code/m"], table.loc["codex/m"]
+    # the failed run printed no report: it is left out of both sums
+    assert (claude["runs_input"], claude["gateway_input"], claude["reported_input"]) == (2, 3000, 3000)
+    assert claude["gap_input"] == 0.0
+    assert claude["gap_cost"] == pytest.approx((0.47 - 0.30) / 0.30)       # its own list-price estimate
+    assert codex["gap_input"] == pytest.approx(0.10) and codex["gap_output"] == 0.0
+    assert codex["runs_cost"] == 0 and np.isnan(codex["gap_cost"])        # Codex reports no cost
+
+
+def test_the_report_has_both_tables(tmp_path: Path) -> None:
+    paths = build_report(_runs(), tmp_path, seed=0)
+    assert {"cost", "self_report_gap"} <= set(paths.tables)
+    cost = pd.read_csv(paths.tables["cost"])
+    assert {"cost_per_scored_run_usd", "cost_per_compliant_run_usd", "cached_share"} <= set(cost.columns)
+    html = paths.html.read_text()
+    assert "own usage reports against the gateway" in html and "cost_per_compliant_run_usd" in html

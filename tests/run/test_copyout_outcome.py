@@ -1,0 +1,35 @@
+"""A copy-out that fails because of the workspace is the agent's counted failure; when sbx cannot copy even an
+empty volume, the failure is ours (issue 11, class 5, copy-out half). Real runs, real copier containers."""
+
+from __future__ import annotations
+
+import pytest
+
+from orchestrator.sandbox.copyout import CopyLimits
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+def _volumes(docker_client, run_id: str) -> list:
+    return docker_client.volumes.list(filters={"label": f"sbx.run={run_id}"})
+
+
+def test_a_workspace_too_heavy_to_copy_in_time_is_a_counted_agent_failure(run_agent, docker_client) -> None:
+    # 384 MB of noise took 16 s to copy out under load and under 8 s on a quiet machine, an empty workspace 1.6 s:
+    # 768 MB against a 4 s limit tells them apart either way
+    record = run_agent("heavy.sh", disk_mb=1024, request={"copy_limits": CopyLimits(timeout_s=4)})
+    assert record["status"] == "failed" and record["failure_class"] == "agent", record["failure_reason"]
+    assert record["counted"] is True
+    assert record["failure_reason"].startswith("copyout_timeout: "), record["failure_reason"]
+    event = next(e["detail"] for e in record["events"] if e["kind"] == "copyout_failed")
+    assert event["reason"] == "copyout_timeout" and event["control_seconds"] < 8
+    assert _volumes(docker_client, record["run_id"]) == []  # the workspace and the control volume are gone
+
+
+def test_when_even_an_empty_volume_cannot_be_copied_the_failure_is_ours(run_agent, docker_client) -> None:
+    record = run_agent("noop", request={"copy_limits": CopyLimits(timeout_s=0.2)})
+    assert record["status"] == "failed" and record["failure_class"] == "infra", record["failure_reason"]
+    assert record["counted"] is False
+    event = next(e["detail"] for e in record["events"] if e["kind"] == "copyout_failed")
+    assert event["control"].startswith("failed: CopyOutTimeout")
+    assert _volumes(docker_client, record["run_id"]) == []

@@ -1,0 +1,93 @@
+"""Runs with a model endpoint, in real sandboxes: a scripted agent gets the model's environment and a dummy key;
+a run that ends on its provider's errors is our loss (failed/infra, not counted) and the endpoint is marked
+refusing; the gateway's limits are the budget's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from orchestrator.agents import command_agent
+from orchestrator.home import Home
+from orchestrator.ledger import Ledger
+from orchestrator.model import Fault
+from orchestrator.run import RunLifecycle, RunRequest
+from orchestrator.specs import load_task
+from orchestrator.specs.budget import Budget
+from tests.run.conftest import HOSTILE_BUDGET
+from tests.run.standin_setup import MODEL, standin_gateway
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+AGENT = Path(__file__).parent / "agents" / "model_once.py"
+
+
+def _request(data: Path, **changes) -> RunRequest:
+    budget = Budget(**{**HOSTILE_BUDGET, **changes.pop("budget", {})})
+    return RunRequest(task=load_task("flight-delays"), budget=budget, agent=command_agent(AGENT), data_dir=data,
+                      model=MODEL, endpoint="standin-chat", datasets=(), **changes)
+
+
+def test_a_run_that_ends_on_provider_errors_is_infra_and_the_endpoint_refuses(
+        docker_client, built_images, home: Home, tmp_path: Path, small_flight_data: Path) -> None:
+    with standin_gateway(tmp_path / "model") as setup, Ledger(home.ledger_path) as ledger:
+        setup.standin.faults.extend([Fault(status=529), Fault(status=429, retry_after="7"), Fault(status=503)])
+        req = _request(small_flight_data, agent_options={"calls": 3})
+        lifecycle = RunLifecycle(home, ledger, docker_client, gateway=setup.host)
+        run_id = lifecycle.plan(req)
+        record = lifecycle.run(req, run_id)
+        usage = ledger.model_usage(run_id)
+        errors = ledger.events(run_id, "model.provider_error")
+        assert setup.host.refusing("standin-chat")
+        health = setup.host.health("standin-chat")
+    assert record.status == "failed" and record.failure_class == "infra" and not record.counted
+    assert record.failure_reason.startswith("ProviderFailure: the run ended on its model provider's errors (3 of 3")
+    assert usage is not None and usage.closed and (usage.calls, usage.provider_errors, usage.ok) == (3, 3, 0)
+    assert [e.detail["status"] for e in errors] == [529, 429, 503]
+    assert health.consecutive_failures == 3
+    log = (home.run_dir(run_id) / "agent.log").read_text()
+    assert log.count("STATUS 5") == 2 and "STATUS 429" in log
+
+
+def test_a_scripted_agent_with_an_endpoint_gets_the_model_environment_and_budget_limits(
+        docker_client, built_images, home: Home, tmp_path: Path, small_flight_data: Path) -> None:
+    with standin_gateway(tmp_path / "model") as setup, Ledger(home.ledger_path) as ledger:
+        req = _request(small_flight_data, agent_options={"calls": 4}, budget={"model_calls": 3})
+        lifecycle = RunLifecycle(home, ledger, docker_client, gateway=setup.host)
+        run_id = lifecycle.plan(req)
+        record = lifecycle.run(req, run_id)
+        usage = ledger.model_usage(run_id)
+        refused = [e.detail for e in ledger.events(run_id, "model.refused")]
+        opened = ledger.events(run_id, "model.opened")[0].detail
+    log = (home.run_dir(run_id) / "agent.log").read_text()
+    # the 4th call crosses model_calls = 3: refused in OpenAI's own shape for a spent quota, with an event
+    assert log.count("STATUS 200") == 3 and "STATUS 429" in log
+    assert record.status == "failed" and record.failure_class == "agent"  # the agent exited 1: its own doing
+    assert usage is not None and (usage.calls, usage.ok, usage.refused) == (4, 3, 1)
+    assert refused == [{"reason": "model_calls", "message": "sbx: this run's model_calls limit (3) is spent",
+                        "index": 3, "status": 429}]
+    assert opened["limits"]["calls"] == 3 and opened["endpoint"] == "standin-chat"
+    env_line = next(line for line in log.splitlines() if line.startswith("ENV "))
+    assert env_line == ('ENV {"SBX_MODEL_API": "openai-chat", "SBX_MODEL_API_KEY": "sbx-dummy-key", '
+                        '"SBX_MODEL_BASE_URL": "http://127.0.0.1:4000", "SBX_MODEL_NAME": "sbx-standin"}')
+
+
+def test_sbx_run_refuses_a_cli_agent_without_a_usable_endpoint(built_images, tmp_path: Path, small_flight_data: Path,
+                                                               capsys: pytest.CaptureFixture) -> None:
+    from orchestrator.cli import main
+
+    with standin_gateway(tmp_path / "model") as setup:
+        base = ["--home", str(tmp_path / "home"), "run", "--data-dir", str(small_flight_data), "--no-score"]
+        files = ["--endpoints", str(setup.endpoints_file), "--ratecards", str(setup.ratecards_dir)]
+        assert main([*base, "--agent", "claude-code"]) == 2
+        assert "agent claude-code talks to a model: give it a model and an endpoint" in capsys.readouterr().err
+        assert main([*base, "--agent", "codex", "--model", MODEL, "--endpoint", "standin-chat", *files]) == 2
+        assert "agent codex speaks openai-responses, but endpoint standin-chat is openai-chat" in capsys.readouterr().err
+        assert main([*base, "--agent", "codex", "--model", MODEL, "--endpoint", "nope", *files]) == 2
+        assert "no endpoint named 'nope'" in capsys.readouterr().err
+    with Ledger(tmp_path / "home" / "ledger.sqlite") as ledger:
+        runs = ledger.list_runs()
+        usage = [ledger.model_usage(r.run_id) for r in runs]
+    # each attempt was planned, then cancelled before anything started; none talked to a model
+    assert [r.status for r in runs] == ["cancelled"] * 3 and usage == [None] * 3

@@ -1,0 +1,123 @@
+"""The shape of the code holds: layers point one way, light packages stay light, one builder makes every
+container, and failures mean what their types say."""
+
+from __future__ import annotations
+
+import inspect
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_the_import_layers_contract_holds() -> None:
+    """pyproject.toml's import-linter contracts: an upward import (e.g. the ledger importing the scorer) or
+    the ledger/statistics importing docker or pandas fails here."""
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    assert exe, "import-linter is a test dependency (pip install -e '.[test]')"
+    proc = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "0 broken" in proc.stdout
+
+
+@pytest.mark.parametrize(("module", "heavy"), [
+    ("orchestrator.ledger", ("docker", "pandas", "scipy")),
+    ("orchestrator.stats", ("docker", "pandas", "scipy", "numpy")),
+    # the parser behind `sbx --help` (target < 0.3 s): no SDK, no data libraries, no asyncio, no logging setup
+    ("orchestrator.cli", ("docker", "pandas", "scipy", "numpy", "asyncio", "structlog", "pydantic", "yaml")),
+])
+def test_light_packages_stay_light(module: str, heavy: tuple[str, ...]) -> None:
+    code = (f"import sys, {module}; "
+            + ("import orchestrator.cli as c; c.build_parser(); " if module == "orchestrator.cli" else "")
+            + f"loaded = [m for m in {heavy!r} if m in sys.modules]; print(loaded); sys.exit(1 if loaded else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_smoke_container_and_the_run_sandbox_come_from_the_same_function() -> None:
+    from orchestrator.sandbox import docker as sandbox_docker
+    from orchestrator.sandbox import smoke
+    from orchestrator.sandbox.container import create_box
+
+    assert "DockerSandbox" in inspect.getsource(smoke.run_starting_code)
+    assert "sandbox_container(" in inspect.getsource(sandbox_docker.DockerSandbox.create)
+    assert "create_box(" in inspect.getsource(sandbox_docker.DockerSandbox.create)
+    # every module that makes a container does it through create_box, never through the SDK directly
+    for path in (ROOT / "orchestrator").rglob("*.py"):
+        text = path.read_text()
+        if "containers.create(" in text or "containers.run(" in text:
+            # image builds read a file out of a finished image; harbor.py's oracle and image-copy containers
+            # move into the run lifecycle with the coding-task agents (issue 13, phase 2)
+            allowed = ("container.py", "build.py", "fleet.py", "environment.py", "harbor.py")
+            assert path.name in allowed, f"{path} creates a container itself"
+    assert create_box.__module__ == "orchestrator.sandbox.container"
+
+
+def test_failure_types_carry_their_meaning() -> None:
+    from orchestrator import failures as f
+    from orchestrator.ledger import FailureClass
+
+    assert f.failure_class_of(f.InfraError("x")) == "infra" and f.InfraError.retryable
+    assert f.failure_class_of(f.CopyOutTimeout("x")) == "infra"
+    assert f.failure_class_of(f.UnscorableArtifact("train_error")) == "unscorable"
+    assert f.failure_class_of(f.ConfigError("x")) is None and not f.ConfigError.retryable
+    assert f.failure_class_of(f.DataError("x")) is None
+    assert f.failure_class_of(RuntimeError("a bug")) == "infra"  # never the agent's fault
+    assert [c for c in FailureClass if c.retryable] == [FailureClass.INFRA]
+    codes = {cls: cls.exit_code for cls in (f.ConfigError, f.DataError, f.ImageNotBuilt, f.InfraError,
+                                             f.EngineUnavailable, f.LedgerBusy, f.RunNotFound, f.UnscorableArtifact)}
+    assert codes == {f.ConfigError: 2, f.DataError: 2, f.ImageNotBuilt: 2, f.InfraError: 3, f.EngineUnavailable: 3,
+                     f.LedgerBusy: 3, f.RunNotFound: 2, f.UnscorableArtifact: 1}
+
+
+def test_every_error_type_is_raised_somewhere() -> None:
+    """An error class nobody raises is dead vocabulary (the architecture issue found several)."""
+    from orchestrator import failures as f
+
+    source = "\n".join(p.read_text() for p in [*(ROOT / "orchestrator").rglob("*.py"), *(ROOT / "compliance").rglob("*.py")]
+                       if p.name != "failures.py")
+    bases = {"SbxError", "InfraError", "AgentError", "LedgerError", "ArtifactError", "CopyOutError",
+             "LedgerUnavailable", "DataError", "ConfigError"}
+    for name, cls in vars(f).items():
+        if isinstance(cls, type) and issubclass(cls, f.SbxError) and name not in bases:
+            assert f"raise {name}(" in source or f"{name}(" in source.replace(f"class {name}(", ""), name
+
+
+def test_no_lazily_exported_stat_shares_its_modules_name() -> None:
+    """A submodule named like a function it exports replaces that function on the package once imported
+    (the report then called a module): the lazy exports must not collide with module names."""
+    from orchestrator import stats
+
+    modules = {p.stem for p in (ROOT / "orchestrator" / "stats").glob("*.py")}
+    assert not (set(stats._EXPORTS) & modules)
+
+
+@pytest.mark.parametrize("argv", [
+    "data prepare", "images build", "endpoints check x", "score x", "rescore", "smoke", "report x", "show x",
+    "run", "audit x", "study plan x", "study run x", "study status x", "export x", "gc",
+])
+def test_every_command_that_reports_takes_json(argv: str) -> None:
+    from orchestrator.cli import build_parser
+
+    assert build_parser().parse_args([*argv.split(), "--json"]).json is True
+
+
+@pytest.mark.parametrize("argv", ["run", "show x", "rescore", "audit x", "study run x", "study status x",
+                                  "export x", "gc", "report x"])
+def test_every_command_that_reads_the_ledger_takes_ledger(argv: str) -> None:
+    from orchestrator.cli import build_parser
+
+    assert str(build_parser().parse_args([*argv.split(), "--ledger", "/x.sqlite"]).ledger) == "/x.sqlite"
+
+
+def test_the_statistics_name_the_same_rules_as_the_audit() -> None:
+    # orchestrator.stats cannot import compliance (layers), so it keeps its own list: it must agree
+    from compliance.traces import DEFAULT_RULES, RULES
+    from orchestrator.stats import exclusion
+
+    assert exclusion.ALL_RULES == tuple(r.name for r in RULES)
+    assert exclusion.RULES == DEFAULT_RULES
