@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator
+from typing import Any
 
 import docker
 import docker.errors
@@ -27,22 +28,33 @@ def client() -> docker.DockerClient:
 
 
 
-def exec_stream(client: docker.DockerClient, exec_id: str) -> Iterator[bytes]:
-    """Yield an exec's output as it comes, and close its connection however the stream ends.
+def exec_stream(client: docker.DockerClient, exec_id: str, *, stdout_only: bool = False) -> Iterator[bytes]:
+    """Start an exec now (an engine error raises here, not at the first read) and return its output as it
+    comes: stdout and stderr as the engine sends them, or with `stdout_only` stdout alone (stderr dropped).
+    The connection is closed however the stream ends.
 
     docker-py's CancellableStream.close() does nothing once the stream has run to its end (the response
     reports closed), which leaves the hijacked socket open until garbage collection (measured: one
     ResourceWarning per experiment): the socket is marked closed but its file object (the makefile()
     reader http.client reads through) still holds the descriptor. We close both ourselves.
     """
-    stream = client.api.exec_start(exec_id, stream=True)
+    stream = client.api.exec_start(exec_id, stream=True, demux=stdout_only)
+    return _drain(stream, stdout_only)
+
+
+def _drain(stream: Any, stdout_only: bool) -> Iterator[bytes]:
     try:
         reader = stream._response.raw._fp.fp
         sock = reader.raw._sock
     except AttributeError:  # another transport (ssh, npipe): rely on the SDK
         reader = sock = None
     try:
-        yield from stream
+        if stdout_only:
+            for out, _err in stream:
+                if out:
+                    yield out
+        else:
+            yield from stream
     finally:
         stream.close()
         for obj in (reader, sock):

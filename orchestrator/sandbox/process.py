@@ -2,8 +2,9 @@
 capped sink by a reader thread, its state polled, an optional time limit, and one OOM rule.
 
 Used for the agent (its output to a capped log file), for every counted experiment (a tail kept, killed
-through its cgroup at the time limit) and for the scorer's runner (detached; it writes its own output in
-the container). Killing is the caller's: a process's cgroup (experiments), or the container.
+through its cgroup at the time limit), for the scorer's runner (detached; it writes its own output in
+the container) and for the grader's test command (its report read from stdout until the stream closes,
+`follow`). Killing is the caller's: a process's cgroup (experiments), or the container.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Protocol
@@ -19,12 +20,15 @@ from typing import IO, Protocol
 import docker
 import docker.errors
 import requests.exceptions
+import urllib3.exceptions
 
 from orchestrator.engine import exec_stream
 from orchestrator.failures import InfraError
 from orchestrator.sandbox.container import Box, engine_errors
 
 _SDK_ERRORS = (docker.errors.DockerException, requests.exceptions.RequestException)
+#: what reading a stream raises when its container is killed mid-read
+_STREAM_ERRORS = (*_SDK_ERRORS, urllib3.exceptions.HTTPError, OSError)
 EXIT_SIGKILL = 128 + 9
 
 
@@ -96,6 +100,31 @@ class TailBuffer:
         return bytes(self._buf)
 
 
+class CappedBuffer:
+    """The first `cap` bytes of the output; `over` once more than that arrived (the rest is only counted)."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.bytes_seen = 0
+        self._buf = bytearray()
+
+    def write(self, chunk: bytes) -> None:
+        room = self.cap - len(self._buf)
+        if room > 0:
+            self._buf += chunk[:room]
+        self.bytes_seen += len(chunk)
+
+    def close(self) -> None:
+        pass
+
+    @property
+    def over(self) -> bool:
+        return self.bytes_seen > self.cap
+
+    def raw(self) -> bytes:
+        return bytes(self._buf)
+
+
 @dataclass(frozen=True)
 class Exit:
     exit_code: int | None
@@ -109,8 +138,8 @@ class ContainerProcess:
 
     def __init__(self, box: Box, cmd: Sequence[str], *, user: str, workdir: str | None = None,
                  env: Mapping[str, str] | None = None, sink: OutputSink | None = None,
-                 oom_counter: Callable[[], int] | None = None) -> None:
-        self.box, self.sink = box, sink
+                 oom_counter: Callable[[], int] | None = None, stdout_only: bool = False) -> None:
+        self.box, self.sink, self.stdout_only = box, sink, stdout_only
         self.api = box.client.api
         self._oom_counter = oom_counter
         self._oom_before = oom_counter() if oom_counter else -1
@@ -121,21 +150,57 @@ class ContainerProcess:
         self._seen = 0
         self.started = 0.0
 
-    def start(self) -> None:
-        """Start the process: streamed into the sink by a reader thread, or detached when there is no sink."""
+    def start(self, strict: bool = False) -> None:
+        """Start the process: streamed into the sink by a reader thread, or detached when there is no sink.
+        With `strict`, an engine that refuses to start it raises InfraError here; otherwise the refusal shows
+        as a process that never ran (the experiment service's callers judge that by time)."""
         self.started = time.monotonic()
+        action = f"starting a process in the {self.box.spec.kind} container"
         if self.sink is None:
-            with engine_errors(f"starting a process in the {self.box.spec.kind} container"):
+            with engine_errors(action):
                 self.api.exec_start(self.exec_id, detach=True)
             return
-        self._thread = threading.Thread(target=self._pump, name="sbx-exec-output", daemon=True)
+        chunks: Iterator[bytes] | None = None
+        if strict:
+            with engine_errors(action):
+                chunks = exec_stream(self.box.client, self.exec_id, stdout_only=self.stdout_only)
+        self._thread = threading.Thread(target=self._pump, args=(chunks,), name="sbx-exec-output", daemon=True)
         self._thread.start()
 
-    def _pump(self) -> None:
+    def _pump(self, chunks: Iterator[bytes] | None) -> None:
         assert self.sink is not None
-        with contextlib.suppress(*_SDK_ERRORS, OSError):
-            for chunk in exec_stream(self.box.client, self.exec_id):
+        with contextlib.suppress(*_STREAM_ERRORS):
+            if chunks is None:
+                chunks = exec_stream(self.box.client, self.exec_id, stdout_only=self.stdout_only)
+            for chunk in chunks:
                 self.sink.write(chunk)
+
+    def follow(self, limit_s: float, *, grace_s: float, poll_s: float = 0.2) -> tuple[bool, bool]:
+        """Wait for the output stream to end; returns (timed_out, held_open).
+
+        The stream ends when every holder of the pipe has closed it, not when the process exits: a child
+        the process forked can keep it open and write after the process is gone. So the process is polled
+        too: once it has ended, the stream must end within `grace_s`, else `held_open` (what came through
+        it is not the process's alone; the caller kills the container). An engine that does not answer a
+        poll is waited out: the time limit still holds."""
+        assert self._thread is not None, "follow() needs a started process with a sink"
+        deadline = self.started + limit_s
+        exited_at: float | None = None
+        while self._thread.is_alive():
+            now = time.monotonic()
+            if now >= deadline:
+                return True, False
+            if exited_at is None:
+                try:
+                    running = self.state(strict=True)[0]
+                except InfraError:
+                    running = True
+                if not running:
+                    exited_at = now
+            elif now - exited_at > grace_s:
+                return False, True
+            self._thread.join(min(poll_s, max(0.0, deadline - now)))
+        return False, False
 
     def new_output(self) -> bool:
         """Whether output arrived since the last call."""
@@ -202,4 +267,4 @@ class ContainerProcess:
             self.sink.close()
 
 
-__all__ = ["EXIT_SIGKILL", "CappedFile", "ContainerProcess", "Exit", "TailBuffer", "oom_verdict"]
+__all__ = ["EXIT_SIGKILL", "CappedBuffer", "CappedFile", "ContainerProcess", "Exit", "TailBuffer", "oom_verdict"]

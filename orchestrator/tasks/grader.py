@@ -1,6 +1,6 @@
 """The grader container: one fresh container per grading, the test command exec'd in it, its report
-streamed out with a byte cap. This is the only module of orchestrator/tasks that touches containers for
-grading, so the shared sandbox builder can replace it.
+streamed out with a byte cap. The container comes from the shared builder (`create_box`) and the test
+command runs through the shared exec helper (`ContainerProcess`, in its `follow` mode).
 
 Settings: the task's image; uid 1000; every capability dropped; no-new-privileges; no network; read-only
 root; tmpfs /tmp; CPU, memory (= memory+swap), pids limits; no core dumps; the log driver off; an
@@ -13,7 +13,7 @@ stdout pipe, pytest writes its JUnit XML to /dev/fd/3, and everything the tests 
 /tmp. The stream ends only when every holder of the pipe has closed it, so a child the tests forked could
 keep it open after pytest exits (measured here) and write a report of its own: the shell that ran pytest
 therefore kills every process started after it the moment pytest ends, and the host also
-watches the exec: a stream still open REPORT_GRACE_S after the test command ended makes the report
+watches the exec (`ContainerProcess.follow`): a stream still open REPORT_GRACE_S after the test command ended makes the report
 untrusted (`report_held_open`, a fail) and the container is killed. Whatever such a child writes before pytest exits
 lands beside the real report and makes it malformed. The container and everything in it is removed
 right after. A script grader (Harbor) closes fd 3 for the script; the reward file is read after the script
@@ -22,13 +22,11 @@ ends (a same-uid process can still rewrite that file before: Harbor's own design
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import io
 import os
 import re
 import tarfile
-import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -38,6 +36,7 @@ from typing import Any
 from orchestrator.failures import InfraError
 from orchestrator.log import get_logger
 from orchestrator.sandbox.container import Box, ContainerSpec, Mount, create_box
+from orchestrator.sandbox.process import CappedBuffer, ContainerProcess
 from orchestrator.specs.task import Limits
 from orchestrator.tasks.verdict import RunFacts
 
@@ -115,28 +114,6 @@ def _script(run: GraderRun) -> list[str]:
     return ["sh", "-c", body, "sbx-grade", *run.command]
 
 
-class _Reader(threading.Thread):
-    """Drains an exec's demultiplexed stream: stdout kept up to a cap, stderr only counted."""
-
-    def __init__(self, stream: Any, cap: int) -> None:
-        super().__init__(daemon=True)
-        self.stream, self.cap = stream, cap
-        self.out = bytearray()
-        self.over = False
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        try:
-            for out, _err in self.stream:
-                if out and not self.over:
-                    room = self.cap - len(self.out)
-                    self.out += out[:room]
-                    if len(out) > room:
-                        self.over = True
-        except BaseException as exc:  # the connection dies when the container is killed
-            self.error = exc
-
-
 def run_in_grader(client: Any, run: GraderRun) -> RunFacts:
     """Create, fill, start and exec one grader; return what it observed. Docker failures raise InfraError."""
     import docker.errors
@@ -166,36 +143,30 @@ def run_in_grader(client: Any, run: GraderRun) -> RunFacts:
                 box.put_archive(inside, tar_of(folder))
             box.start()
             ooms_before = box.oom_kills()
-            exec_id = client.api.exec_create(box.id, _script(run), user=str(UID), workdir=run.workdir,
-                                             environment=_environment(run), stdout=True, stderr=True)["Id"]
-            stream = client.api.exec_start(exec_id, stream=True, demux=True)
         except (docker.errors.DockerException, OSError) as exc:
             raise InfraError(f"starting the grader: {getattr(exc, 'explanation', None) or exc}") from None
-        closers = _closers(stream)
-        reader = _Reader(stream, run.limits.report_max_bytes)
-        tests_start = time.monotonic()
-        reader.start()
-        timed_out, held_open = _await_report(client, exec_id, reader, tests_start + run.timeout_s)
-        if timed_out or held_open or reader.over:
+        report = CappedBuffer(run.limits.report_max_bytes)
+        proc = ContainerProcess(box, _script(run), user=str(UID), workdir=run.workdir, env=_environment(run),
+                                sink=report, stdout_only=True)
+        proc.start(strict=True)
+        timed_out, held_open = proc.follow(run.timeout_s, grace_s=REPORT_GRACE_S)
+        if timed_out or held_open or report.over:
             box.kill()
-            reader.join(30)
-        seconds = time.monotonic() - tests_start
-        for obj in (stream, *closers):
-            with contextlib.suppress(Exception):
-                obj.close()
-        exit_code = None
-        if not timed_out:
-            info = client.api.exec_inspect(exec_id)
-            exit_code = None if info.get("Running") else info.get("ExitCode")
+        proc.join(30)
+        seconds = time.monotonic() - proc.started
+        exit_code = None if timed_out else proc.state()[1]
+        # the grader's own OOM rule: any OOM kill while the tests ran fails the grading, whatever pytest's
+        # exit code (a test's subprocess killed for memory can leave pytest exiting 0 or 1 alike)
         oom = False
         if ooms_before >= 0:
             after = box.oom_kills()
             oom = after > ooms_before if after >= 0 else False
-        tail = "" if (timed_out or reader.over) else _console_tail(box.container)
+        tail = "" if (timed_out or report.over) else _console_tail(box.container)
+        out = report.raw()
         log.info("grader.ran", name=name, seconds=round(seconds, 2), exit_code=exit_code, timed_out=timed_out,
-                 report_bytes=len(reader.out), oom=oom, setup_s=round(tests_start - start, 2))
+                 report_bytes=len(out), oom=oom, setup_s=round(proc.started - start, 2))
         return RunFacts(exit_code=exit_code, timed_out=timed_out, oom=oom,
-                        report=bytes(reader.out) if reader.out else None, report_truncated=reader.over,
+                        report=out or None, report_truncated=report.over,
                         report_held_open=held_open, output_tail=tail, seconds=round(seconds, 3))
     finally:
         if box is not None:
@@ -207,42 +178,6 @@ def run_in_grader(client: Any, run: GraderRun) -> RunFacts:
 #: how long the report stream may stay open after the test command has exited (pytest's own buffered
 #: writes arrive well within it; only a process the tests left behind holds the pipe longer)
 REPORT_GRACE_S = 1.0
-_POLL_S = 0.2
-
-
-def _await_report(client: Any, exec_id: str, reader: _Reader, deadline: float) -> tuple[bool, bool]:
-    """Wait for the report stream to end; returns (timed_out, held_open).
-
-    The stream ends when every holder of the pipe has closed it, not when the test command exits: a child
-    the tests forked can keep it open and write a report of its own after pytest is gone. So the exec is
-    polled too: once it has ended, the stream must end within REPORT_GRACE_S, else the report is not trusted
-    (held_open) and the caller kills the container."""
-    exited_at: float | None = None
-    while reader.is_alive():
-        now = time.monotonic()
-        if now >= deadline:
-            return True, False
-        if exited_at is None:
-            try:
-                running = client.api.exec_inspect(exec_id).get("Running", True)
-            except Exception:  # an engine hiccup: keep waiting on the stream, the deadline still holds
-                running = True
-            if not running:
-                exited_at = now
-        elif now - exited_at > REPORT_GRACE_S:
-            return False, True
-        reader.join(min(_POLL_S, max(0.0, deadline - now)))
-    return False, False
-
-
-def _closers(stream: Any) -> tuple[Any, ...]:
-    """The socket and reader under an exec stream: docker-py leaves them open once the stream has ended
-    (see orchestrator/engine.py exec_stream), so they are closed here."""
-    try:
-        reader = stream._response.raw._fp.fp
-        return (reader, reader.raw._sock)
-    except AttributeError:
-        return ()
 
 
 def _console_tail(container: Any) -> str:
