@@ -14,7 +14,7 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from orchestrator import paths
 from orchestrator.failures import ConfigError
@@ -78,11 +78,26 @@ class TaskSpec(BaseModel):
     files: TaskFiles
     repo: str = "repo"
     contract: Contract
+    #: an environment file (PythonEnvironment) relative to the bundle: runs and scoring use its sandbox image
+    #: (`sbx-env-sandbox:<hash>`). Absent: the standard images (images/requirements.lock), as before.
+    environment: str | None = None
     root: Path = Field(default=Path("."), exclude=True)
+    #: the environment file as loaded and validated by `load_task`
+    _python_env: PythonEnvironment | None = PrivateAttr(None)
 
     @property
     def repo_dir(self) -> Path:
         return self.root / self.repo
+
+    @field_validator("environment")
+    @classmethod
+    def _env_inside(cls, v: str | None) -> str | None:
+        return None if v is None else _relative(v, "environment")
+
+    @property
+    def python_env(self) -> PythonEnvironment | None:
+        """The task's declared environment (None: the standard images)."""
+        return self._python_env
 
     def data_dir(self, home: Home) -> Path:
         """Where this task's prepared data set is in `home`."""
@@ -406,6 +421,11 @@ def load_task(name_or_path: str | Path) -> TaskSpec:
     spec = spec.model_copy(update={"root": path.parent.resolve()})
     if not (spec.repo_dir / spec.contract.entrypoint).is_file():
         raise ConfigError(f"{path}: repo: {spec.repo_dir} has no {spec.contract.entrypoint}")
+    if spec.environment is not None:
+        env_file = spec.root / spec.environment
+        if not env_file.is_file():
+            raise ConfigError(f"{path}: environment: {env_file} does not exist")
+        spec._python_env = load_environment(env_file)
     return spec
 
 
