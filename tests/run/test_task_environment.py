@@ -30,14 +30,6 @@ ONE_EXPERIMENT = Path(__file__).parent / "agents" / "one_experiment.sh"
 STANDARD_HASH = "d4af98e09ea6aa4a471fe165e302eadc2966e65cb80da7ab10857ae4eb1e44b3"
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "data"
-    d.mkdir()
-    (d / "manifest.json").write_text('{"files": {"train.csv": "aa"}}')
-    return d
-
-
 def _config(task: str | Path, data: Path) -> dict:
     req = RunRequest(task=load_task(task), budget=load_budget("smoke"), agent=resolve_agent("noop"), data_dir=data,
                      model="m1")
@@ -137,7 +129,7 @@ def test_a_run_in_the_reference_environment_is_metered_and_scored_in_it(
     assert experiment["cpu_seconds"] > 0 and experiment["eval_score"] is not None
     assert record["cpu_seconds_metered"] > 0
     holdout = record["scores"]["holdout"]
-    assert holdout["image"] == sandbox_id and holdout["status"] == "ok"
+    assert holdout["image"] == sandbox_id and holdout["status"] == "scored"
     assert 0.5 < record["holdout_score"] < 1.0
     print(f"reference run: experiment cpu {experiment['cpu_seconds']:.2f}s, metered {record['cpu_seconds_metered']:.2f}s, "
           f"eval {experiment['eval_score']:.4f}, holdout AUC {record['holdout_score']:.4f}, "
