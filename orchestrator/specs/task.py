@@ -2,7 +2,8 @@
 
 Two kinds share the loader. `ml` (flight-delays): a continuous score on hidden data. `tests`: a coding
 task graded pass/fail by hidden tests (docs/tasks.md). Both may declare an environment: a Python version
-and exact package pins, built into an image shared by every task that declares the same one.
+and exact package pins, built into an image shared by every task that declares the same one (an ml task
+names an environment file, `environment: FILE`; without one it runs on the standard images).
 """
 
 from __future__ import annotations
@@ -211,7 +212,7 @@ Environment = Annotated[PythonEnvironment | DockerfileEnvironment, Field(discrim
 
 
 def load_environment(path: Path) -> PythonEnvironment:
-    """A stand-alone environment file (e.g. tasks/flight-delays/environment.reference.yaml)."""
+    """An environment file (e.g. tasks/flight-delays-reference/environment.yaml, named by that task.yaml)."""
     return load_yaml_model(path, PythonEnvironment)
 
 
