@@ -102,6 +102,30 @@ def test_an_environment_file_is_validated(tmp_path: Path, environment: object, m
 
 @pytest.mark.docker
 @pytest.mark.slow
+def test_the_images_of_a_run_and_of_its_scorer_follow_the_task(docker_client, built_images,
+                                                              reference_env_images) -> None:
+    from orchestrator.run.evaluate import scorer_image
+    from orchestrator.run.images import run_image, scorer_image_for
+
+    def image_id(tag: str) -> str:
+        return str(docker_client.images.get(tag).id)
+
+    standard, reference = load_task("flight-delays"), load_task(REFERENCE)
+    assert run_image(docker_client, standard).image_id == image_id(built_images["sandbox"].tag)
+    assert run_image(docker_client, standard).environment is None
+    chosen = run_image(docker_client, reference)
+    assert chosen.image_id == image_id(reference_env_images["sandbox"].tag)
+    assert reference.python_env is not None and chosen.environment == reference.python_env.digest()
+    assert scorer_image_for(docker_client, standard) == image_id(built_images["scorer"].tag)
+    assert scorer_image_for(docker_client, reference) == image_id(reference_env_images["scorer"].tag)
+    # a rescore after the run's image is gone: the task's environment's scorer, not the standard one
+    gone = "sha256:" + "0" * 64
+    assert scorer_image(docker_client, gone, reference) == image_id(reference_env_images["scorer"].tag)
+    assert scorer_image(docker_client, chosen.image_id, reference) == chosen.image_id
+
+
+@pytest.mark.docker
+@pytest.mark.slow
 def test_a_run_in_the_reference_environment_is_metered_and_scored_in_it(
         docker_client, reference_env_images, home: Home, small_flight_data: Path, capsys) -> None:
     """One counted experiment through the CPU-meter gate and the experiment service on the 3.13 sandbox,
