@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from orchestrator.images import EXTRA, TARGETS
@@ -56,8 +55,8 @@ def _build(args: argparse.Namespace) -> int:
         for name in args.agents:
             get_adapter(name)
     client = engine.client()
-    task_images = _task_images(client, args.tasks, force=args.force) if args.tasks else []
-    targets = tuple(args.targets) or (("sandbox",) if args.agents else () if task_images else TARGETS)
+    task_images, standard = _task_images(client, args.tasks, force=args.force) if args.tasks else ([], True)
+    targets = tuple(args.targets) or (("sandbox",) if args.agents else TARGETS if standard else ())
     if args.agents and "sandbox" not in targets:
         targets = ("sandbox", *targets)
     built = build_images(client, targets, base_mode=args.base, force=args.force,
@@ -95,20 +94,28 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
-def _task_images(client: docker.DockerClient, names: list[str], force: bool) -> list[tuple[str, str, BuiltEnvImage]]:
-    """The images runs of these tasks use (task, target, image): each environment once, however many tasks
-    share it. An ml task on the standard images adds nothing here (the default targets are built for it)."""
+TaskImages = list[tuple[str, str, "BuiltEnvImage"]]
+
+
+def _task_images(client: docker.DockerClient, names: list[str], force: bool) -> tuple[TaskImages, bool]:
+    """The images runs of these tasks use, as (task, target, image), each environment once however many
+    tasks share it; and whether one of them needs the standard images (every run's sandbox but an ml task
+    with its own environment: run/images.py)."""
     from orchestrator.specs.task import TestsTaskSpec, load_any_task
     from orchestrator.tasks.environment import default_cache, ml_env_images, task_image
 
     tasks = [load_any_task(name) for name in names]  # every name is checked before anything is built
-    out: list[tuple[str, str, BuiltEnvImage]] = []
+    out: TaskImages = []
     done: set[str] = set()
+    standard = False
     for task in tasks:
         if isinstance(task, TestsTaskSpec):
+            standard = True
             out.append((task.name, "task", task_image(client, task, default_cache(), force=force)))
-        elif task.python_env is not None and task.python_env.digest() not in done:
+        elif task.python_env is None:
+            standard = True
+        elif task.python_env.digest() not in done:
             done.add(task.python_env.digest())
             for target, img in ml_env_images(client, task.python_env, default_cache(), force=force).items():
                 out.append((task.name, target, img))
-    return out
+    return out, standard

@@ -158,9 +158,10 @@ def _rescore(args: argparse.Namespace) -> int:
                 raise ConfigError(f"run {run_id}: no artifact at {folder}")
             client = docker.from_env(timeout=120)  # one client per worker thread
             try:
-                return score_repo(client, folder, data_dir, args.data, image=scorer_image(client, runs[run_id].image, task),
-                                  options=options, run_id=run_id, mount_parent=where.mount_parent,
-                                  target=task.target, positive=task.positive_label,
+                image = scorer_image(client, runs[run_id].image, task)
+                return score_repo(client, folder, data_dir, args.data, image=image, options=options,
+                                  run_id=run_id, mount_parent=where.mount_parent, target=task.target,
+                                  positive=task.positive_label,
                                   eval_line=task.contract.eval_line, train_py=train_py)
             finally:
                 client.close()

@@ -57,7 +57,8 @@ def _lock(digest: str) -> threading.Lock:
         return _BUILD_LOCKS.setdefault(digest, threading.Lock())
 
 
-def environment_images(client: docker.DockerClient, task: TaskSpec, cache: Path | None = None) -> dict[str, BuiltEnvImage]:
+def environment_images(client: docker.DockerClient, task: TaskSpec,
+                       cache: Path | None = None) -> dict[str, BuiltEnvImage]:
     """The sandbox and scorer images of `task`'s environment, built when missing (a log line with the
     build's seconds). A failed build is a ConfigError saying which environment and how to build it ahead."""
     from orchestrator.tasks.environment import default_cache, ml_env_images
@@ -81,9 +82,11 @@ def environment_images(client: docker.DockerClient, task: TaskSpec, cache: Path 
 
 def run_image(client: docker.DockerClient, task: TaskSpec | TestsTaskSpec, cache: Path | None = None) -> RunImage:
     """The sandbox image of a run of `task` (module docstring)."""
-    if isinstance(task, TaskSpec) and task.python_env is not None:
+    env = task_environment(task)
+    if env is not None:
+        assert isinstance(task, TaskSpec)
         sandbox = environment_images(client, task, cache)["sandbox"]
-        return RunImage(str(client.images.get(sandbox.tag).id), sandbox.tag, task.python_env.digest())
+        return RunImage(str(client.images.get(sandbox.tag).id), sandbox.tag, env.digest())
     image = resolve_image(client, "sandbox")
     return RunImage(str(image.id), image.tags[0] if image.tags else str(image.id), None)
 

@@ -155,8 +155,8 @@ def test_a_run_in_the_reference_environment_is_metered_and_scored_in_it(
     holdout = record["scores"]["holdout"]
     assert holdout["image"] == sandbox_id and holdout["status"] == "scored"
     assert 0.5 < record["holdout_score"] < 1.0
-    print(f"reference run: experiment cpu {experiment['cpu_seconds']:.2f}s, metered {record['cpu_seconds_metered']:.2f}s, "
-          f"eval {experiment['eval_score']:.4f}, holdout AUC {record['holdout_score']:.4f}, "
+    print(f"reference run: experiment cpu {experiment['cpu_seconds']:.2f}s, "
+          f"metered {record['cpu_seconds_metered']:.2f}s, eval {experiment['eval_score']:.4f}, holdout AUC {record['holdout_score']:.4f}, "
           f"scorer cpu {record['scorer_cpu_seconds']}")
 
 
