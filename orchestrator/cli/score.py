@@ -60,13 +60,13 @@ def _options(args: argparse.Namespace) -> Any:
 
 def _setup(args: argparse.Namespace) -> tuple[Any, Any, str, Path, Any]:
     from orchestrator import engine
-    from orchestrator.images import resolve_image
+    from orchestrator.run.images import scorer_image_for
     from orchestrator.specs import load_task
 
     task = load_task(args.task)
     options = _options(args)
     client = engine.client()
-    image = resolve_image(client, "scorer").tags[0]
+    image = scorer_image_for(client, task)  # the task's environment's scorer (built when missing), else standard
     return task, client, image, args.data_dir or task.data_dir(home(args)), options
 
 
@@ -158,9 +158,10 @@ def _rescore(args: argparse.Namespace) -> int:
                 raise ConfigError(f"run {run_id}: no artifact at {folder}")
             client = docker.from_env(timeout=120)  # one client per worker thread
             try:
-                return score_repo(client, folder, data_dir, args.data, image=scorer_image(client, runs[run_id].image),
-                                  options=options, run_id=run_id, mount_parent=where.mount_parent,
-                                  target=task.target, positive=task.positive_label,
+                image = scorer_image(client, runs[run_id].image, task)
+                return score_repo(client, folder, data_dir, args.data, image=image, options=options,
+                                  run_id=run_id, mount_parent=where.mount_parent, target=task.target,
+                                  positive=task.positive_label,
                                   eval_line=task.contract.eval_line, train_py=train_py)
             finally:
                 client.close()

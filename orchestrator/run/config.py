@@ -24,6 +24,7 @@ from typing import Any
 
 from orchestrator.run.request import RunRequest
 from orchestrator.sandbox.copyout import CopyLimits
+from orchestrator.specs.task import TaskSpec
 
 #: RunRequest fields that go into the hash (data_dir by its content, score_options less its cpuset, copy_limits
 #: only when they are not the defaults, so the hashes of runs made before they existed stay the same)
@@ -87,10 +88,25 @@ def data_digest(data_dir: Path) -> str | None:
     return file_sha256(manifest) if manifest.is_file() else tree_sha256(data_dir)
 
 
+def task_config(req: RunRequest) -> dict[str, Any]:
+    """The task's part of the config. An ml task's environment (its pins, not only the file's name) is in
+    it only when the task declares one, so the hashes of runs on the standard images stay what they were."""
+    spec = req.task.model_dump(mode="json")
+    out: dict[str, Any] = {"spec": spec, "repo_sha256": tree_sha256(req.task.repo_dir)}
+    if isinstance(req.task, TaskSpec):
+        if spec.get("environment") is None:
+            spec.pop("environment", None)
+        env = req.task.python_env
+        if env is not None:
+            out["environment"] = {"digest": env.digest(), "python": env.python, "suite": env.suite,
+                                  "packages": dict(env.packages), "sdist_only": sorted(env.sdist_only)}
+    return out
+
+
 def run_config(req: RunRequest, image: str) -> dict[str, Any]:
     """What decides how a run goes, as a JSON object (the seed, placement and identity left out)."""
     return {
-        "task": {"spec": req.task.model_dump(mode="json"), "repo_sha256": tree_sha256(req.task.repo_dir)},
+        "task": task_config(req),
         "budget": req.budget.model_dump(mode="json"),
         "agent": {
             "name": req.agent.name,

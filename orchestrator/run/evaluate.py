@@ -27,10 +27,12 @@ from orchestrator.ledger import Ledger, RunOutcome, RunState, ScoreResult
 from orchestrator.log import get_logger
 from orchestrator.run.context import RunContext
 from orchestrator.run.grade import grade_run
+from orchestrator.run.images import scorer_image_for
 from orchestrator.run.request import RunRequest
 from orchestrator.scoring.options import ScoreOptions, budget_limits
 from orchestrator.scoring.service import score_repo
 from orchestrator.scoring.text import clean
+from orchestrator.specs.task import TaskSpec, TestsTaskSpec
 
 log = get_logger(__name__)
 
@@ -45,9 +47,11 @@ def delivered_code(home: Home, run_id: str, delivered_sha256: str) -> tuple[Path
     return src / "workspace", committed
 
 
-def scorer_image(client: docker.DockerClient, run_image: str | None) -> str:
-    """The image the run's sandbox used (so the scored code meets what its experiments met), or the
-    current scorer image when that one is gone (a rescore long after)."""
+def scorer_image(client: docker.DockerClient, run_image: str | None,
+                 task: TaskSpec | TestsTaskSpec | None = None) -> str:
+    """The image the run's sandbox used (so the scored code meets what its experiments met), or, when that
+    one is gone (a rescore long after), the current scorer image of the run's task: its environment's
+    when it declares one (run/images.py), else the standard one."""
     if run_image:
         try:
             return str(client.images.get(run_image).id)
@@ -55,7 +59,7 @@ def scorer_image(client: docker.DockerClient, run_image: str | None) -> str:
             log.info("score.run_image_gone", image=run_image)
         except docker.errors.DockerException:
             pass
-    return str(resolve_image(client, "scorer").id)
+    return scorer_image_for(client, task) if isinstance(task, TaskSpec) else str(resolve_image(client, "scorer").id)
 
 
 def scoring_options(ctx: RunContext, main: bool) -> ScoreOptions:
@@ -83,8 +87,9 @@ def score_dataset(ctx: RunContext, dataset: str) -> ScoreResult:
     try:
         workspace, committed = delivered_code(ctx.home, ctx.run_id, record.delivered_sha256)
         n = max(1, min(req.budget.experiments, (record.experiments_counted or 0) + 1))
-        result = score_repo(ctx.client, workspace, req.data_dir, dataset,
-                            image=scorer_image(ctx.client, record.image), mount_parent=ctx.home.mount_parent,
+        image = scorer_image(ctx.client, record.image, req.task)
+        result = score_repo(ctx.client, workspace, req.data_dir, dataset, image=image,
+                            mount_parent=ctx.home.mount_parent,
                             options=scoring_options(ctx, main), run_id=ctx.run_id, target=req.task.target,
                             positive=req.task.positive_label, eval_line=req.task.contract.eval_line,
                             train_py=committed, experiment=n,

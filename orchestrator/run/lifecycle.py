@@ -33,7 +33,6 @@ from orchestrator.agents import AgentSpec
 from orchestrator.agents.oracle import ORACLE
 from orchestrator.failures import ConfigError, DataError, Interrupted, SbxError, failure_class_of
 from orchestrator.home import Home
-from orchestrator.images import resolve_image
 from orchestrator.ledger import Ledger, RunRecord, RunState
 from orchestrator.log import get_logger
 from orchestrator.run.audit import audit
@@ -42,6 +41,7 @@ from orchestrator.run.context import RunContext
 from orchestrator.run.evaluate import evaluate, missing_datasets, needs_evaluation, score_dataset
 from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.run.grade import prepare_tests
+from orchestrator.run.images import run_image
 from orchestrator.run.model_attachment import ModelAttachment
 from orchestrator.run.model_plan import ModelPlan, prepare_model
 from orchestrator.run.request import RunRequest
@@ -70,13 +70,17 @@ def prepare(ctx: RunContext, gateway: GatewayHost | None = None) -> Prepared:
     if req.agent.kind != "cli" and (req.agent.host_path is None or not req.agent.host_path.is_file()):
         raise ConfigError(f"agent {req.agent.name}: {req.agent.host_path} is not a file")
     req.resolved_cpuset()  # an impossible cpuset is a config error
-    model = prepare_model(req, ctx.client, gateway, resolve_image(ctx.client, "sandbox").id)
+    sandbox = run_image(ctx.client, req.task)  # the task's environment's image (built when missing), else standard
+    model = prepare_model(req, ctx.client, gateway, sandbox.image_id)
     agent = model.agent
     if req.task.kind == "tests":  # the grader's image, and the oracle's solution (run/grade.py)
         agent = prepare_tests(ctx, agent or req.agent)
     prepared = Prepared(image=model.image, agent=agent, model=model.plan)
     # seed and config hash, for paired analyses (run/config.py); meta is merged, nothing else changes
-    ctx.ledger.update_measurements(ctx.run_id, meta={**config_meta(req, prepared.image), "task_kind": req.task.kind})
+    meta = {**config_meta(req, prepared.image), "task_kind": req.task.kind}
+    if sandbox.environment is not None:  # absent for the standard images: their runs' meta stays as it was
+        meta["environment"] = sandbox.environment
+    ctx.ledger.update_measurements(ctx.run_id, meta=meta)
     return prepared
 
 

@@ -129,6 +129,8 @@ def _row(ledger: Ledger, run: RunRecord, experiments: list[dict[str, Any]]) -> d
         "batch_rows_checked": h.rows_checked if h else None, "batch_rows_changed": h.rows_changed if h else None,
         "batch_max_abs_change": h.max_abs_change if h else None, "batch_dependent": h.batch_dependent if h else None,
         "delivered_sha256": run.delivered_sha256, "commits": run.commits, "image": run.image,
+        # the digest of the task's declared environment the run ran and was scored in (None: the standard images)
+        "environment": run.meta.get("environment"),
         "agent_exit_code": run.agent_exit_code, "artifact_manifest": run.artifact_manifest,
         "node": run.node, "slot": run.slot, "run_order": run.meta.get("order"), "container_id": run.container_id,
         "endpoint": m.endpoint if m else None, "agent_version": m.agent_version if m else None,

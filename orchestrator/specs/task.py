@@ -2,7 +2,8 @@
 
 Two kinds share the loader. `ml` (flight-delays): a continuous score on hidden data. `tests`: a coding
 task graded pass/fail by hidden tests (docs/tasks.md). Both may declare an environment: a Python version
-and exact package pins, built into an image shared by every task that declares the same one.
+and exact package pins, built into an image shared by every task that declares the same one (an ml task
+names an environment file, `environment: FILE`; without one it runs on the standard images).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
 
 from orchestrator import paths
 from orchestrator.failures import ConfigError
@@ -78,11 +79,26 @@ class TaskSpec(BaseModel):
     files: TaskFiles
     repo: str = "repo"
     contract: Contract
+    #: an environment file (PythonEnvironment) relative to the bundle: runs and scoring use its sandbox image
+    #: (`sbx-env-sandbox:<hash>`). Absent: the standard images (images/requirements.lock), as before.
+    environment: str | None = None
     root: Path = Field(default=Path("."), exclude=True)
+    #: the environment file as loaded and validated by `load_task`
+    _python_env: PythonEnvironment | None = PrivateAttr(None)
 
     @property
     def repo_dir(self) -> Path:
         return self.root / self.repo
+
+    @field_validator("environment")
+    @classmethod
+    def _env_inside(cls, v: str | None) -> str | None:
+        return None if v is None else _relative(v, "environment")
+
+    @property
+    def python_env(self) -> PythonEnvironment | None:
+        """The task's declared environment (None: the standard images)."""
+        return self._python_env
 
     def data_dir(self, home: Home) -> Path:
         """Where this task's prepared data set is in `home`."""
@@ -196,7 +212,7 @@ Environment = Annotated[PythonEnvironment | DockerfileEnvironment, Field(discrim
 
 
 def load_environment(path: Path) -> PythonEnvironment:
-    """A stand-alone environment file (e.g. tasks/flight-delays/environment.reference.yaml)."""
+    """An environment file (e.g. tasks/flight-delays-reference/environment.yaml, named by that task.yaml)."""
     return load_yaml_model(path, PythonEnvironment)
 
 
@@ -406,6 +422,11 @@ def load_task(name_or_path: str | Path) -> TaskSpec:
     spec = spec.model_copy(update={"root": path.parent.resolve()})
     if not (spec.repo_dir / spec.contract.entrypoint).is_file():
         raise ConfigError(f"{path}: repo: {spec.repo_dir} has no {spec.contract.entrypoint}")
+    if spec.environment is not None:
+        env_file = spec.root / spec.environment
+        if not env_file.is_file():
+            raise ConfigError(f"{path}: environment: {env_file} does not exist")
+        spec._python_env = load_environment(env_file)
     return spec
 
 

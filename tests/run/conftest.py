@@ -24,6 +24,15 @@ HOSTILE_BUDGET: dict[str, Any] = dict(
 
 
 @pytest.fixture
+def data_dir(tmp_path: Path) -> Path:
+    """A stand-in prepared data set: only its manifest, which is what a run's config hash reads of it."""
+    d = tmp_path / "data"
+    d.mkdir()
+    (d / "manifest.json").write_text('{"files": {"train.csv": "aa"}}')
+    return d
+
+
+@pytest.fixture
 def sbx_home(home: Home) -> Path:
     return home.root
 

@@ -28,14 +28,6 @@ from orchestrator.specs import load_budget, load_task
 IMAGE = "sha256:" + "ab" * 32
 
 
-@pytest.fixture
-def data_dir(tmp_path: Path) -> Path:
-    d = tmp_path / "data"
-    d.mkdir()
-    (d / "manifest.json").write_text('{"files": {"train.csv": "aa"}}')
-    return d
-
-
 def _request(data: Path, **changes: object) -> RunRequest:
     req = RunRequest(
         task=load_task("flight-delays"),

@@ -14,7 +14,7 @@ from orchestrator.tasks.environment import default_cache, env_image, env_image_t
 
 from .conftest import PYTEST_ENV, write_calc_task
 
-REFERENCE = paths.REPO_ROOT / "tasks" / "flight-delays" / "environment.reference.yaml"
+REFERENCE = paths.REPO_ROOT / "tasks" / "flight-delays-reference" / "environment.yaml"
 
 
 def test_resolving_pins_gives_the_whole_closure(tmp_path: Path) -> None:
@@ -56,12 +56,10 @@ def test_equal_environments_share_one_image_and_record_their_versions(docker_cli
 
 @pytest.mark.docker
 @pytest.mark.slow
-def test_the_reference_ml_environment_builds_on_python_3_13(docker_client) -> None:
+def test_the_reference_ml_environment_builds_on_python_3_13(docker_client, reference_env_images) -> None:
     """Sandbox and scorer images with the study's versions (Debian trixie base, CPython 3.13.5)."""
-    from orchestrator.tasks.environment import ml_env_images
-
     env = load_environment(REFERENCE)
-    images = ml_env_images(docker_client, env, default_cache())
+    images = reference_env_images
     assert set(images) == {"sandbox", "scorer"}
     versions = image_versions(docker_client, images["scorer"].tag)
     assert versions.startswith("Python 3.13.5")
@@ -82,12 +80,10 @@ DELIVERED = "d36.py"
 
 @pytest.mark.docker
 @pytest.mark.slow
-def test_a_delivered_train_py_retrains_in_the_reference_environment(docker_client, small_flight_data, tmp_path) -> None:
+def test_a_delivered_train_py_retrains_in_the_reference_environment(docker_client, built_images, reference_env_images,
+                                                                    small_flight_data, tmp_path) -> None:
     """A real delivered file of the reference study (../shared/corpus/real-train-py, read in place)."""
     import shutil
-
-    from orchestrator.images import resolve_image
-    from orchestrator.tasks.environment import ml_env_images
 
     source = CORPUS / DELIVERED
     if not source.is_file():
@@ -106,7 +102,7 @@ def test_a_delivered_train_py_retrains_in_the_reference_environment(docker_clien
                                            network_mode="none", volumes={str(work): {"bind": "/run-in", "mode": "ro"}})
         return out.decode()
 
-    current = run(resolve_image(docker_client, "scorer").tags[0])
+    current = run(built_images["scorer"].tag)
     assert "rc=1" in current and "DataFrame.dtypes for data must be int, float, bool or category" in current
-    reference = run(ml_env_images(docker_client, load_environment(REFERENCE), default_cache())["scorer"].tag)
+    reference = run(reference_env_images["scorer"].tag)
     assert "rc=0" in reference and re.search(r"Eval AUC: 0\.\d{4}", reference), reference

@@ -1,0 +1,3 @@
+#!/bin/bash
+# A scripted agent: one counted experiment of the starting train.py, then it delivers it unchanged.
+./run_experiment "starting code"
