@@ -68,6 +68,8 @@ class Analysis:
 class Interpreter(Statements, Expressions, Calls, Composites):
     """Interprets one parsed file. Use `run()` once."""
 
+    __slots__ = ()
+
     def run(self) -> Analysis:
         complete = True
         previous = witness_paths(self.witness_mask)
