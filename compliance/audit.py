@@ -13,7 +13,7 @@ import gc
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from compliance.dataflow import Analysis, NodeCaches, SinkHit, TaskLayout, analyze_tree
+from compliance.dataflow import Analysis, NodeCaches, SinkHit, TaskLayout, analyze_tree, witnessed_after_body
 from compliance.records import AuditRecord, Evidence, EvidenceStep
 from compliance.traces import RULES, Rule
 from orchestrator.failures import DataError
@@ -70,6 +70,10 @@ def _analyze(tree: ast.Module, source: str, layout: TaskLayout | None) -> tuple[
         if not quick.complete or not flagged:
             return quick, None
         kinds = frozenset().union(*(rule.witness_kinds for rule in flagged))
+        # only the scorer's call starts frame_statistics' taints: its evidence pass can skip the module body
+        resumed = witnessed_after_body(tree, source, quick, kinds, layout, caches=caches)
+        if resumed is not None:
+            return quick, resumed
         return quick, analyze_tree(tree, source, layout, witness=True, caches=caches, witness_kinds=kinds)
     finally:
         if paused:
