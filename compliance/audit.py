@@ -11,9 +11,10 @@ from __future__ import annotations
 import ast
 import gc
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from compliance.dataflow import Analysis, NodeCaches, SinkHit, TaskLayout, analyze_tree
+from compliance.dataflow import Analysis, NodeCaches, SinkHit, TaskLayout, analyze_tree, witnessed_after_body
 from compliance.records import AuditRecord, Evidence, EvidenceStep
 from compliance.traces import RULES, Rule
 from orchestrator.failures import DataError
@@ -30,6 +31,15 @@ def audit_source(
     source: str, filename: str, *, run_id: str | None = None, layout: TaskLayout | None = None
 ) -> list[AuditRecord]:
     """Audit one file's source text. A file that does not parse gets `error` records, never `clear`."""
+    # parsing makes a great many nodes and no cycles (a third of its time went to gc). The tree is dropped
+    # before the collector is back on: the collection that follows then no longer walks all of it
+    with collector_paused():
+        return _parse_and_audit(source, filename, run_id, layout)
+
+
+def _parse_and_audit(
+    source: str, filename: str, run_id: str | None, layout: TaskLayout | None
+) -> list[AuditRecord]:
     try:
         tree = ast.parse(source, filename=filename)
     except (SyntaxError, ValueError) as exc:
@@ -39,6 +49,19 @@ def audit_source(
     except (RecursionError, MemoryError) as exc:
         return _error_records(filename, run_id, f"is nested too deeply to parse ({type(exc).__name__})", 0, "")
     return audit_tree(tree, source, filename, run_id=run_id, layout=layout)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The garbage collector off for the block (the audit makes many small objects and few cycles:
+    collecting them mid-way costs time), back on after it if it was on; nested blocks are fine."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def audit_tree(
@@ -61,19 +84,18 @@ def audit_tree(
 def _analyze(tree: ast.Module, source: str, layout: TaskLayout | None) -> tuple[Analysis, Analysis | None]:
     """The file's analyses: first without witness paths (fast; it decides the verdicts), then, only when
     some rule has hits, again with them, for evidence that shows every step."""
-    paused = gc.isenabled()
-    gc.disable()  # the analysis makes many small objects and few cycles: collecting them mid-way costs time
-    try:
+    with collector_paused():
         caches = NodeCaches()
         quick = analyze_tree(tree, source, layout, witness=False, caches=caches)
         flagged = [rule for rule in RULES if rule.select(quick)]
         if not quick.complete or not flagged:
             return quick, None
         kinds = frozenset().union(*(rule.witness_kinds for rule in flagged))
+        # only the scorer's call starts frame_statistics' taints: its evidence pass can skip the module body
+        resumed = witnessed_after_body(tree, source, quick, kinds, layout, caches=caches)
+        if resumed is not None:
+            return quick, resumed
         return quick, analyze_tree(tree, source, layout, witness=True, caches=caches, witness_kinds=kinds)
-    finally:
-        if paused:
-            gc.enable()
 
 
 def audit_file(

@@ -238,9 +238,20 @@ class Value:
         return None
 
     def with_field(self, key: FieldKey, value: Value) -> Value:
-        fields = [kv for kv in self.fields if kv[0] != key] if self.fields else []
-        fields.append((key, value))
-        return Value(self.base, UNKNOWN, False, self.items, self.elem, tuple(fields), self.ref, self.axes)
+        fields = self.fields
+        if fields and any(k == key for k, _ in fields):
+            kept = [kv for kv in fields if kv[0] != key]
+            kept.append((key, value))
+            return Value(self.base, UNKNOWN, False, self.items, self.elem, tuple(kept), self.ref, self.axes)
+        # a new key goes last, so the total is the old one joined with the new field's, as `__init__`
+        # would fold it: one join instead of one per column (frames gain columns one by one)
+        out = Value.__new__(Value)
+        out.base, out.const, out.may_none = self.base, UNKNOWN, False
+        out.items, out.elem = self.items, self.elem
+        out.fields = (*fields, (key, value)) if fields else ((key, value),)
+        out.ref, out.axes, out._hash = self.ref, self.axes, None
+        out.total = self.total.join(value.total)
+        return out
 
     def without_fields(self, keys: Iterable[FieldKey]) -> Value:
         drop = set(keys)

@@ -79,6 +79,16 @@ class NodeCaches:
 class InterpreterBase:
     """State and helpers every part of the interpreter uses; the parts are mixed into `Interpreter`."""
 
+    #: slotted: the interpreter reads its ~32 attributes on every node, and an instance dict of more than
+    #: 30 keys loses CPython 3.11's shared-key layout and with it the fast attribute reads
+    __slots__ = (
+        "_callees", "_code_cache", "_constants", "_current_state", "_cutoffs", "_eval_paths",
+        "_load_nodes", "_locals_cache", "_loop_lift", "_memo", "_names_cache", "_owners", "_reads",
+        "_synthetic_calls", "_targets", "_walrus", "budget", "deadline", "frame", "global_writes", "hits",
+        "initial_budget", "layout", "lines", "notes", "reached", "stack", "tree", "uncertain", "unreached",
+        "witness", "witness_mask",
+    )  # fmt: skip
+
     #: the method interpreting each kind of node (`_e_Name` for `ast.Name`...), filled in by `handlers`
     expression_handlers: ClassVar[dict[type, Callable[..., Any]]] = {}
     statement_handlers: ClassVar[dict[type, Callable[..., Any]]] = {}

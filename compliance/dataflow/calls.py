@@ -43,6 +43,8 @@ MEMO_VARIANTS = 4
 
 
 class Calls(InterpreterBase):
+    __slots__ = ()  # the state is in InterpreterBase's slots
+
     def _e_Call(self, node: ast.Call, state: State) -> Value:
         self._tick()
         receiver: Value | None = None

@@ -54,6 +54,8 @@ def _file_objects(value: Value, depth: int = 0) -> list[Value]:
 
 
 class Composites(InterpreterBase):
+    __slots__ = ()  # the state is in InterpreterBase's slots
+
     def _library_result(self, qualname: str, result: Value, site: CallSite) -> Value:
         """A library call's result, remembering the file's objects a composite was built from."""
         if qualname in UNPICKLERS:

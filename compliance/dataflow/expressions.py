@@ -48,6 +48,8 @@ from compliance.values import (
 
 
 class Expressions(InterpreterBase):
+    __slots__ = ()  # the state is in InterpreterBase's slots
+
     def eval(self, node: ast.expr | None, state: State) -> Value:
         if node is None:
             return NONE

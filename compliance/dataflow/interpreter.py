@@ -15,11 +15,17 @@ How it follows data:
 After the module body it calls the scorer's entry (`predict_proba`) with a batch-tainted frame, then every
 function that was never reached with unknown arguments, so code the interpreter could not see being called
 is still checked.
+
+Taints of the scored batch start at the scorer's call, after the module body. A pass that keeps witness
+paths for those kinds only (`frame_statistics`' evidence) therefore interprets the module body exactly as a
+pass without witnesses does: `Interpreter.resume` starts such a pass from the point a quick pass reached after
+the body (`AfterBody`), when the quick pass's own calls after the body changed nothing the body left behind.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from compliance.dataflow.calls import Calls
@@ -47,9 +53,33 @@ from compliance.values import (
     Taints,
     Value,
     extend_path,
+    kind_mask,
     witness_paths,
     witnessed,
 )
+
+
+#: kinds of taint that only the scorer's call starts (none exists while the module body runs)
+SCORER_KINDS = frozenset({Kind.BATCH, Kind.BATCH_ROW, Kind.BATCH_STAT, Kind.BATCH_SIZE, Kind.BATCH_LEVELS})
+
+
+@dataclass(frozen=True, slots=True)
+class AfterBody:
+    """What a pass without witnesses had found when the module body ended: enough to run the rest again,
+    with witnesses of `SCORER_KINDS`, without interpreting the body again. The dicts are copies where the
+    rest of the pass changed them (hits, memo...) and the body's own states where it did not (see
+    `Interpreter.run`)."""
+
+    module_frame_state: State
+    final: State
+    hits: dict[tuple[Role, Kind, str, int, int], SinkHit]
+    notes: list[str]
+    uncertain: dict[tuple[int, str], None]
+    reached: set[int]
+    memo: dict[object, list[tuple[dict[str, object], Value | None, dict[str, Value]]]]
+    budget: int
+    global_writes: int
+    cutoffs: int
 
 
 @dataclass
@@ -63,30 +93,92 @@ class Analysis:
     #: calls in no table of `compliance.library` that received the scored frame's data, taken to work row
     #: by row: (line, call)
     uncertain: list[tuple[int, str]] = field(default_factory=list)
+    #: where a pass with witnesses of `SCORER_KINDS` only may start instead of the module's first line
+    #: (set by `run(keep_after_body=True)` when that is exact)
+    after_body: AfterBody | None = field(default=None, repr=False, compare=False)
 
 
 class Interpreter(Statements, Expressions, Calls, Composites):
-    """Interprets one parsed file. Use `run()` once."""
+    """Interprets one parsed file. Use `run()` or `resume()` once."""
 
-    def run(self) -> Analysis:
-        complete = True
+    __slots__ = ()
+
+    def run(self, keep_after_body: bool = False) -> Analysis:
+        """Interpret the module body, then the scorer's call and the functions nothing reached. With
+        `keep_after_body` (a pass without witnesses), the analysis keeps where the body ended when the
+        rest changed no variable the body bound (no write to a module or enclosing variable: those are
+        the only places the rest can write into what the body left), so `resume` can start from there."""
+        after_body: AfterBody | None = None
         previous = witness_paths(self.witness_mask)
         try:
             module_state: State = {}
             self.frame.globals = module_state
             final = self.exec_block(self.tree.body, module_state)
             final = final if final is not None else module_state
-            self._call_entry(final)
-            self._call_unreached(final)
-        except BudgetExceeded as exc:
-            complete = False
-            self.notes.append(f"{exc}; the result is incomplete")
-        except RecursionError:
-            complete = False
-            self.notes.append("the file nests too deeply to analyse; the result is incomplete")
+            if keep_after_body and not self.witness:
+                after_body = self._after_body(final)
+            complete = self._guarded(self._after_module, final)
+        except (BudgetExceeded, RecursionError) as exc:
+            complete = self._incomplete(exc)
+        finally:
+            witness_paths(previous)
+        if after_body is not None and (not complete or self.global_writes != after_body.global_writes):
+            after_body = None
+        return Analysis(list(self.hits.values()), complete, self.notes, sorted(self.uncertain), after_body)
+
+    def resume(self, start: AfterBody) -> Analysis:
+        """The rest of a pass, from where a pass without witnesses left the module body (see `run`). Exact
+        for witnesses of `SCORER_KINDS` only: the body makes no such taint, so it runs the same way with and
+        without them. Hits of other kinds found in the body keep the quick pass's sink steps."""
+        assert self.witness_mask != 0 and not self.witness_mask & ~kind_mask(SCORER_KINDS)
+        self.frame.globals = start.module_frame_state
+        self.hits = dict(start.hits)
+        self.notes = list(start.notes)
+        self.uncertain = dict(start.uncertain)
+        self.reached = set(start.reached)
+        self._memo = {key: list(entries) for key, entries in start.memo.items()}
+        self.budget = start.budget
+        self.global_writes = start.global_writes
+        self._cutoffs = start.cutoffs
+        previous = witness_paths(self.witness_mask)
+        try:
+            complete = self._guarded(self._after_module, start.final)
         finally:
             witness_paths(previous)
         return Analysis(list(self.hits.values()), complete, self.notes, sorted(self.uncertain))
+
+    def _after_body(self, final: State) -> AfterBody:
+        return AfterBody(
+            self.frame.globals,
+            final,
+            dict(self.hits),
+            list(self.notes),
+            dict(self.uncertain),
+            set(self.reached),
+            {key: list(entries) for key, entries in self._memo.items()},
+            self.budget,
+            self.global_writes,
+            self._cutoffs,
+        )
+
+    def _after_module(self, final: State) -> None:
+        self._call_entry(final)
+        self._call_unreached(final)
+
+    def _guarded(self, part: Callable[[State], None], final: State) -> bool:
+        """Run `part`; false (with a note) when the budget ran out or the file nests too deeply."""
+        try:
+            part(final)
+        except (BudgetExceeded, RecursionError) as exc:
+            return self._incomplete(exc)
+        return True
+
+    def _incomplete(self, exc: BaseException) -> bool:
+        if isinstance(exc, BudgetExceeded):
+            self.notes.append(f"{exc}; the result is incomplete")
+        else:
+            self.notes.append("the file nests too deeply to analyse; the result is incomplete")
+        return False
 
     def _call_entry(self, module: State) -> None:
         entry = module.get(self.layout.entry)

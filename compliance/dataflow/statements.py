@@ -46,6 +46,8 @@ from compliance.values import (
 
 
 class Statements(InterpreterBase):
+    __slots__ = ()  # the state is in InterpreterBase's slots
+
     def exec_block(self, body: list[ast.stmt], state: State | None) -> State | None:
         for stmt in body:
             if state is None:
