@@ -99,17 +99,21 @@ TaskImages = list[tuple[str, str, "BuiltEnvImage"]]
 
 def _task_images(client: docker.DockerClient, names: list[str], force: bool) -> tuple[TaskImages, bool]:
     """The images runs of these tasks use, as (task, target, image), each environment once however many
-    tasks share it; and whether one of them needs the standard images (every run's sandbox but an ml task
-    with its own environment: run/images.py)."""
-    from orchestrator.specs.task import TestsTaskSpec, load_any_task
-    from orchestrator.tasks.environment import default_cache, ml_env_images, task_image
+    tasks share it; and whether one of them needs the standard images (an ml task without an environment,
+    a Harbor task: run/images.py)."""
+    from orchestrator.specs.task import PythonEnvironment, TestsTaskSpec, load_any_task
+    from orchestrator.tasks.environment import default_cache, ml_env_images, task_image, task_sandbox_image
 
     tasks = [load_any_task(name) for name in names]  # every name is checked before anything is built
     out: TaskImages = []
     done: set[str] = set()
     standard = False
     for task in tasks:
-        if isinstance(task, TestsTaskSpec):
+        if isinstance(task, TestsTaskSpec) and isinstance(task.environment, PythonEnvironment):
+            # the grader's image, then the agent's sandbox on it (its `force` rebuilds its own layer only)
+            out.append((task.name, "task", task_image(client, task, default_cache(), force=force)))
+            out.append((task.name, "sandbox", task_sandbox_image(client, task, default_cache(), force=force)))
+        elif isinstance(task, TestsTaskSpec):  # Harbor: graded in its own image; runs are refused
             standard = True
             out.append((task.name, "task", task_image(client, task, default_cache(), force=force)))
         elif task.python_env is None:

@@ -3,7 +3,11 @@
 - an `ml` task without an environment: the standard sandbox image (images/requirements.lock), as always;
 - an `ml` task that declares `environment: FILE`: that environment's sandbox image
   (`sbx-env-sandbox:<hash>`, orchestrator/tasks/environment.py `ml_env_images`), built here when missing;
-- a `tests` task: the standard sandbox image (its grader's own image is run/grade.py's business).
+- a `tests` task with a python environment: its task sandbox image (`sbx-task-sandbox:<hash>`,
+  orchestrator/tasks/environment.py `task_sandbox_image`: the task image the grader runs, plus the agent and
+  forwarder users, the CPU-meter gate and the launcher), built here when missing, so the agent can run the
+  task's tests with its Python and pins; the grader's own image is run/grade.py's business;
+- an imported Harbor task: the standard sandbox image (prepare refuses its runs: run/grade.py).
 
 The scorer follows the run: it uses the image the run's sandbox ran (run/evaluate.py `scorer_image`), so
 a run in an environment is scored in it. `sbx score --task NAME` asks `scorer_image_for` for a folder
@@ -80,8 +84,31 @@ def environment_images(client: docker.DockerClient, task: TaskSpec,
     return images
 
 
+def tests_sandbox_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path | None = None) -> BuiltEnvImage:
+    """The task sandbox of a tests task, built when missing (a log line with the build's seconds). A failed
+    build is a ConfigError saying which task and how to build it ahead."""
+    from orchestrator.tasks.environment import default_cache, task_sandbox_image
+
+    assert isinstance(task.environment, PythonEnvironment)
+    with _lock(f"task:{task.name}"):
+        try:
+            image = task_sandbox_image(client, task, cache or default_cache())
+        except SbxError as exc:
+            raise ConfigError(
+                f"task {task.name}: its sandbox image (the task image of environment {task.environment.digest()} "
+                f"with the sandbox layer) could not be built: {exc}\n"
+                f"build it ahead with `sbx images build --task {task.name}`") from exc
+    if image.built:
+        log.info("run.task_sandbox_built", task=task.name, tag=image.tag, seconds=image.seconds,
+                 size_mb=round(image.size_bytes / 1e6))
+    return image
+
+
 def run_image(client: docker.DockerClient, task: TaskSpec | TestsTaskSpec, cache: Path | None = None) -> RunImage:
     """The sandbox image of a run of `task` (module docstring)."""
+    if isinstance(task, TestsTaskSpec) and isinstance(task.environment, PythonEnvironment):
+        image = tests_sandbox_image(client, task, cache)
+        return RunImage(str(client.images.get(image.tag).id), image.tag, task.environment.digest())
     env = task_environment(task)
     if env is not None:
         assert isinstance(task, TaskSpec)

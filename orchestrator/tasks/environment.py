@@ -6,6 +6,9 @@ declares the same one, built offline from a host wheelhouse on a Debian suite's 
 - `env_image`: `sbx-env:<hash>`, images/environment/Dockerfile, for `tests` tasks.
 - `task_image`: `sbx-task:<hash>`, the environment image plus the task's original repo installed editable
   (images/task/Dockerfile), or a Harbor task's own Dockerfile with its base substituted.
+- `task_sandbox_image`: `sbx-task-sandbox:<hash>`, the task image plus the standard sandbox's layer (the
+  agent and forwarder users, the CPU-meter gate for its interpreters, the launcher; images/task-sandbox/
+  Dockerfile): where a `tests` task's agent runs, so it can run the task's tests as the grader would.
 - `ml_env_images`: the sandbox and scorer stages of images/Dockerfile built against an environment's pins
   (the flight-delays reference environment), tagged `sbx-env-sandbox:<hash>` / `sbx-env-scorer:<hash>`.
 
@@ -40,6 +43,8 @@ log = get_logger(__name__)
 
 ENV_DOCKERFILE = paths.images_root() / "environment" / "Dockerfile"
 TASK_DOCKERFILE = paths.images_root() / "task" / "Dockerfile"
+TASK_SANDBOX_DOCKERFILE = paths.images_root() / "task-sandbox" / "Dockerfile"
+SANDBOX_FILES = paths.images_root() / "sandbox"
 LABEL = "sbx.kind"
 
 
@@ -227,6 +232,29 @@ def task_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path, fo
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
             image = _build(client, ctx, tag, {"ENV_IMAGE": env.tag, "INSTALL": task.install},
                            {LABEL: "task", "sbx.task": task.name, "sbx.environment": task.environment.digest()},
+                           timeout_s=task.timeouts.build_s)
+    return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+
+
+def task_sandbox_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path,
+                       force: bool = False) -> BuiltEnvImage:
+    """The sandbox a run of `task` gives its agent: the task image (built when missing) with the standard
+    sandbox's layer on top (images/task-sandbox/Dockerfile). Only for tasks with a python environment.
+    `force` rebuilds this layer only (`task_image(force=True)` first rebuilds the task image too)."""
+    assert isinstance(task.environment, PythonEnvironment), "Harbor tasks have no task sandbox"
+    start = time.monotonic()
+    base = task_image(client, task, cache)
+    base_id = client.images.get(base.tag).id
+    tag = f"sbx-task-sandbox:{_hash(base_id.encode(), TASK_SANDBOX_DOCKERFILE.read_bytes(), _tree_bytes(SANDBOX_FILES))}"
+    image = None if force else _exists(client, tag)
+    built = image is None
+    if image is None:
+        with tempfile.TemporaryDirectory(prefix="sbx-tasksbxctx-") as tmp:
+            ctx = Path(tmp)
+            shutil.copyfile(TASK_SANDBOX_DOCKERFILE, ctx / "Dockerfile")
+            shutil.copytree(SANDBOX_FILES, ctx / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            image = _build(client, ctx, tag, {"TASK_IMAGE": base.tag},
+                           {LABEL: "task-sandbox", "sbx.task": task.name, "sbx.task_image": base_id},
                            timeout_s=task.timeouts.build_s)
     return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
 
