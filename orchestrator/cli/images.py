@@ -13,6 +13,7 @@ from orchestrator.images import EXTRA, TARGETS
 if TYPE_CHECKING:
     import docker
 
+    from orchestrator.images.agents.build import AgentImage
     from orchestrator.tasks.environment import BuiltEnvImage
 
 
@@ -29,13 +30,13 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"which images (default: {', '.join(TARGETS)}, or only sandbox with --agents; also: "
                         f"{', '.join(EXTRA)}, the Ray node image of docker-compose.yml)")
     b.add_argument("--agents", nargs="+", default=[], metavar="NAME",
-                   help="also build sbx-agent-NAME from the sandbox image for these agent CLIs "
-                        "(claude-code, codex, opencode, pi, mini-swe-agent)")
+                   help="also build sbx-agent-NAME from the sandbox image (and from the sandbox of each --task) "
+                        "for these agent CLIs (claude-code, codex, opencode, pi, mini-swe-agent)")
     b.add_argument("--agent-cache", type=Path, default=None, metavar="DIR",
                    help="download cache for agent packages (default: $XDG_CACHE_HOME/sbx/agents)")
     b.add_argument("--task", dest="tasks", nargs="+", default=[], metavar="NAME",
                    help="build the images runs of these tasks use, ahead of a study: an ml task's environment "
-                        "images (sandbox + scorer), a tests task's image, else the standard ones")
+                        "images (sandbox + scorer), a tests task's image and its sandbox, else the standard ones")
     b.add_argument("--base", choices=["auto", "public", "debootstrap"], default="auto",
                    help="auto: a local or pullable python:3.11-slim-bookworm, else a Debian base made with debootstrap")
     b.add_argument("--force", action="store_true", help="rebuild even when the tag for these inputs exists")
@@ -61,14 +62,17 @@ def _build(args: argparse.Namespace) -> int:
         targets = ("sandbox", *targets)
     built = build_images(client, targets, base_mode=args.base, force=args.force,
                          versions_dir=home(args).images_dir) if targets else []
-    agent_images = []
+    agent_images: list[AgentImage] = []
     if args.agents:
         from orchestrator.images.agents import build_agent_images
 
-        sandbox = next(img.tag for img in built if img.name == "sandbox")
-        agent_images = build_agent_images(client, args.agents, sandbox_tag=sandbox,
-                                          agents_dir=paths.images_root() / "agents",
-                                          cache=args.agent_cache or default_agent_cache(), force=args.force)
+        # on the standard sandbox, and on each sandbox of the tasks named (a CLI agent runs in its run's sandbox)
+        sandboxes = [img.tag for img in built if img.name == "sandbox"]
+        sandboxes += [img.tag for _, target, img in task_images if target == "sandbox" and img.tag not in sandboxes]
+        for sandbox in sandboxes:
+            agent_images += build_agent_images(client, args.agents, sandbox_tag=sandbox,
+                                               agents_dir=paths.images_root() / "agents",
+                                               cache=args.agent_cache or default_agent_cache(), force=args.force)
     if args.json:
         from dataclasses import asdict
 

@@ -62,9 +62,10 @@ def prepare_tests(ctx: RunContext, agent: AgentSpec) -> AgentSpec:
     task = ctx.request.task
     assert isinstance(task, TestsTaskSpec)
     if isinstance(task.environment, DockerfileEnvironment):
-        raise ConfigError(f"task {task.name}: an imported Harbor task's repository is its image's "
-                          f"{task.environment.workdir}, which the standard sandbox does not have; runs of Harbor "
-                          "tasks are not supported yet (`sbx tasks verify` grades them)")
+        raise ConfigError(f"task {task.name}: an imported Harbor task's repository is {task.environment.workdir} "
+                          "of its own Dockerfile's image, which has no sandbox layer (the agent's /workspace, the "
+                          "CPU-meter gate) yet; runs of Harbor tasks are not supported (`sbx tasks verify` "
+                          "grades them)")
     grading_image(ctx, task)
     if agent.kind == "builtin" and agent.name == ORACLE:
         return oracle_for_task(agent, task, ctx.run_dir / "oracle")

@@ -112,7 +112,8 @@ def resolve_agent_image(client, name: str, sandbox_id: str, agents_dir: Path):
         return client.images.get(tag)
     except docker.errors.ImageNotFound:
         raise ImageNotBuilt(f"image {tag} is not built for the current inputs: "
-                            f"run `sbx images build --agents {name}`") from None
+                            f"run `sbx images build --agents {name}` (with `--task TASK` when the run's task has "
+                            "its own sandbox: an environment, or a tests task)") from None
 
 
 def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_tag: str, agents_dir: Path,
