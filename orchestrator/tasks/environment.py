@@ -143,6 +143,8 @@ def _build(client: docker.DockerClient, context: Path, tag: str, buildargs: dict
                                   buildargs=buildargs, labels=labels, decode=True, **kwargs)
         for chunk in stream:
             if "error" in chunk:
+                for _ in stream:  # the engine ends the stream after an error: read it out so its socket is released
+                    pass
                 raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-40:]))
             if "stream" in chunk:
                 lines.append(chunk["stream"])

@@ -60,3 +60,31 @@ def test_the_agent_runs_the_tasks_tests_in_its_sandbox_and_its_python_is_metered
           f"{record['cpu_seconds_metered']:.2f}, agent {record['meta']['cpu_seconds_agent']:.2f}")
     # the delivery did not fix the bug (the logs it left are not tests): graded fail, as noop is
     assert record["outcome"] is False and record["outcome_reason"] == "tests_failed"
+
+
+def test_a_task_whose_image_cannot_be_built_leaves_the_run_planned(tmp_path: Path, docker_client, home) -> None:
+    """The editable install fails (a build backend the offline build cannot have): a ConfigError at prepare
+    that says how to build ahead; the run is never started (no infra retry)."""
+    import yaml
+
+    from orchestrator.agents import resolve_agent
+    from orchestrator.failures import ConfigError
+    from orchestrator.ledger import Ledger, RunState
+    from orchestrator.run import RunLifecycle, RunRequest
+    from orchestrator.specs import load_budget
+    from tests.tasks.conftest import write_calc_task
+
+    root = write_calc_task(tmp_path / "calc-broken-build")
+    spec = yaml.safe_load((root / "task.yaml").read_text())
+    (root / "task.yaml").write_text(yaml.safe_dump({**spec, "name": "calc-broken-build", "install": "editable"}))
+    (root / "repo" / "pyproject.toml").write_text('[build-system]\nrequires = ["no-such-backend-sbx"]\n'
+                                                  'build-backend = "no_such_backend_sbx"\n')
+    req = RunRequest(task=load_tests_task(root), budget=load_budget("smoke"), agent=resolve_agent("noop"),
+                     data_dir=tmp_path, datasets=())
+    with Ledger(home.ledger_path) as ledger:
+        lifecycle = RunLifecycle(home, ledger, docker_client)
+        run_id = lifecycle.plan(req)
+        with pytest.raises(ConfigError, match=r"its sandbox image(.|\n)*sbx images build --task calc-broken-build") as err:
+            lifecycle.run(req, run_id)
+        assert "building sbx-task:" in str(err.value) and "No module named 'no_such_backend_sbx'" in str(err.value), str(err.value)
+        assert ledger.get_run(run_id).status == RunState.PLANNED
