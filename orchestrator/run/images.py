@@ -90,7 +90,7 @@ def tests_sandbox_image(client: docker.DockerClient, task: TestsTaskSpec, cache:
     from orchestrator.tasks.environment import default_cache, task_sandbox_image
 
     assert isinstance(task.environment, PythonEnvironment)
-    with _lock(f"task:{task.name}"):
+    with _lock(task.environment.digest()):  # tasks of one environment share its image: build it once
         try:
             image = task_sandbox_image(client, task, cache or default_cache())
         except SbxError as exc:
