@@ -21,9 +21,10 @@ and is never retried as infra.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from orchestrator.failures import ConfigError, SbxError
 from orchestrator.images import resolve_image
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from orchestrator.tasks.environment import BuiltEnvImage
 
 log = get_logger(__name__)
+T = TypeVar("T")
 
 #: one build per environment at a time in this process (slots of a study share it); others wait and reuse it
 _BUILD_LOCKS: dict[str, threading.Lock] = {}
@@ -61,6 +63,17 @@ def _lock(digest: str) -> threading.Lock:
         return _BUILD_LOCKS.setdefault(digest, threading.Lock())
 
 
+def _build_for_run(task: str, digest: str, what: str, build: Callable[[], T]) -> T:
+    """`build()` under the environment's lock (slots of a study wait and reuse what the first built). A failed
+    build is a ConfigError saying what could not be built and how to build it ahead."""
+    with _lock(digest):
+        try:
+            return build()
+        except SbxError as exc:
+            raise ConfigError(f"task {task}: {what} could not be built: {exc}\n"
+                              f"build it ahead with `sbx images build --task {task}`") from exc
+
+
 def environment_images(client: docker.DockerClient, task: TaskSpec,
                        cache: Path | None = None) -> dict[str, BuiltEnvImage]:
     """The sandbox and scorer images of `task`'s environment, built when missing (a log line with the
@@ -69,14 +82,9 @@ def environment_images(client: docker.DockerClient, task: TaskSpec,
 
     env = task.python_env
     assert env is not None
-    with _lock(env.digest()):
-        try:
-            images = ml_env_images(client, env, cache or default_cache())
-        except SbxError as exc:
-            raise ConfigError(
-                f"task {task.name}: the images of its environment {task.environment} (Python {env.python}, "
-                f"digest {env.digest()}) could not be built: {exc}\n"
-                f"build them ahead with `sbx images build --task {task.name}`") from exc
+    what = f"the images of its environment {task.environment} (Python {env.python}, digest {env.digest()})"
+    images = _build_for_run(task.name, env.digest(), what,
+                            lambda: ml_env_images(client, env, cache or default_cache()))
     for target, img in images.items():
         if img.built:
             log.info("run.environment_image_built", task=task.name, environment=env.digest(), target=target,
@@ -90,14 +98,9 @@ def tests_sandbox_image(client: docker.DockerClient, task: TestsTaskSpec, cache:
     from orchestrator.tasks.environment import default_cache, task_sandbox_image
 
     assert isinstance(task.environment, PythonEnvironment)
-    with _lock(task.environment.digest()):  # tasks of one environment share its image: build it once
-        try:
-            image = task_sandbox_image(client, task, cache or default_cache())
-        except SbxError as exc:
-            raise ConfigError(
-                f"task {task.name}: its sandbox image (the task image of environment {task.environment.digest()} "
-                f"with the sandbox layer) could not be built: {exc}\n"
-                f"build it ahead with `sbx images build --task {task.name}`") from exc
+    digest = task.environment.digest()  # tasks of one environment share its image: the lock builds it once
+    image = _build_for_run(task.name, digest, f"its sandbox image (the task image of environment {digest} with the "
+                           "sandbox layer)", lambda: task_sandbox_image(client, task, cache or default_cache()))
     if image.built:
         log.info("run.task_sandbox_built", task=task.name, tag=image.tag, seconds=image.seconds,
                  size_mb=round(image.size_bytes / 1e6))

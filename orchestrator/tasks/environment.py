@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -156,6 +156,17 @@ def _build(client: docker.DockerClient, context: Path, tag: str, buildargs: dict
     return image
 
 
+def _ensure(client: docker.DockerClient, tag: str, force: bool, start: float,
+            build: Callable[[], docker.models.images.Image]) -> BuiltEnvImage:
+    """The image `tag`, made by `build()` when it is missing (or `force`); with the seconds since `start`
+    and its size. Every builder of this module goes through here."""
+    image = None if force else _exists(client, tag)
+    built = image is None
+    if image is None:
+        image = build()
+    return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+
+
 def env_base(client: docker.DockerClient, env: PythonEnvironment) -> str:
     """The debootstrap base of the environment's Debian suite (built once, ~2 minutes, when missing)."""
     from orchestrator.images.base import ensure_suite_base
@@ -176,9 +187,8 @@ def env_image(client: docker.DockerClient, env: PythonEnvironment, cache: Path, 
     start = time.monotonic()
     base = env_base(client, env)
     tag = env_image_tag(client, env)
-    image = None if force else _exists(client, tag)
-    built = image is None
-    if image is None:
+
+    def build() -> docker.models.images.Image:
         wheels = ensure_env_wheelhouse(env, cache)
         with tempfile.TemporaryDirectory(prefix="sbx-envctx-") as tmp:
             ctx = Path(tmp)
@@ -187,9 +197,10 @@ def env_image(client: docker.DockerClient, env: PythonEnvironment, cache: Path, 
             (ctx / "wheelhouse").mkdir()
             for wheel in wheels.glob("*.whl"):
                 _link_or_copy(wheel, ctx / "wheelhouse" / wheel.name)
-            image = _build(client, ctx, tag, {"BASE_IMAGE": base},
-                           {LABEL: "environment", "sbx.environment": env.digest(), "sbx.base": base})
-    return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+            return _build(client, ctx, tag, {"BASE_IMAGE": base},
+                          {LABEL: "environment", "sbx.environment": env.digest(), "sbx.base": base})
+
+    return _ensure(client, tag, force, start, build)
 
 
 def _link_or_copy(src: Path, dest: Path) -> None:
@@ -212,30 +223,27 @@ def task_image_tag(client: docker.DockerClient, task: TestsTaskSpec) -> str:
 def task_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path, force: bool = False) -> BuiltEnvImage:
     """The task's image (environment + editable install of the original repo), built when missing."""
     start = time.monotonic()
-    if isinstance(task.environment, DockerfileEnvironment):
+    environment = task.environment
+    if isinstance(environment, DockerfileEnvironment):
         tag = task_image_tag(client, task)
-        image = None if force else _exists(client, tag)
-        built = image is None
-        if image is None:
-            ctx = task.path(task.environment.context)
-            # A Harbor Dockerfile may install from Debian's mirror or PyPI while building (both answer here).
-            image = _build(client, ctx, tag, {}, {LABEL: "task", "sbx.task": task.name},
-                           dockerfile=task.environment.dockerfile, network=None, timeout_s=task.timeouts.build_s)
-        return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
-    env = env_image(client, task.environment, cache)
+        # A Harbor Dockerfile may install from Debian's mirror or PyPI while building (both answer here).
+        return _ensure(client, tag, force, start, lambda: _build(
+            client, task.path(environment.context), tag, {}, {LABEL: "task", "sbx.task": task.name},
+            dockerfile=environment.dockerfile, network=None, timeout_s=task.timeouts.build_s))
+    env = env_image(client, environment, cache)
     tag = task_image_tag(client, task)
-    image = None if force else _exists(client, tag)
-    built = image is None
-    if image is None:
+
+    def build() -> docker.models.images.Image:
         with tempfile.TemporaryDirectory(prefix="sbx-taskctx-") as tmp:
             ctx = Path(tmp)
             shutil.copyfile(TASK_DOCKERFILE, ctx / "Dockerfile")
             shutil.copytree(task.repo_dir, ctx / "repo", symlinks=False,
                             ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-            image = _build(client, ctx, tag, {"ENV_IMAGE": env.tag, "INSTALL": task.install},
-                           {LABEL: "task", "sbx.task": task.name, "sbx.environment": task.environment.digest()},
-                           timeout_s=task.timeouts.build_s)
-    return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+            return _build(client, ctx, tag, {"ENV_IMAGE": env.tag, "INSTALL": task.install},
+                          {LABEL: "task", "sbx.task": task.name, "sbx.environment": environment.digest()},
+                          timeout_s=task.timeouts.build_s)
+
+    return _ensure(client, tag, force, start, build)
 
 
 def task_sandbox_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path,
@@ -248,17 +256,17 @@ def task_sandbox_image(client: docker.DockerClient, task: TestsTaskSpec, cache: 
     base = task_image(client, task, cache)
     base_id = client.images.get(base.tag).id
     tag = f"sbx-task-sandbox:{_hash(base_id.encode(), TASK_SANDBOX_DOCKERFILE.read_bytes(), _tree_bytes(SANDBOX_FILES))}"
-    image = None if force else _exists(client, tag)
-    built = image is None
-    if image is None:
+
+    def build() -> docker.models.images.Image:
         with tempfile.TemporaryDirectory(prefix="sbx-tasksbxctx-") as tmp:
             ctx = Path(tmp)
             shutil.copyfile(TASK_SANDBOX_DOCKERFILE, ctx / "Dockerfile")
             shutil.copytree(SANDBOX_FILES, ctx / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-            image = _build(client, ctx, tag, {"TASK_IMAGE": base.tag},
-                           {LABEL: "task-sandbox", "sbx.task": task.name, "sbx.task_image": base_id},
-                           timeout_s=task.timeouts.build_s)
-    return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+            return _build(client, ctx, tag, {"TASK_IMAGE": base.tag},
+                          {LABEL: "task-sandbox", "sbx.task": task.name, "sbx.task_image": base_id},
+                          timeout_s=task.timeouts.build_s)
+
+    return _ensure(client, tag, force, start, build)
 
 
 def ml_env_images(client: docker.DockerClient, env: PythonEnvironment, cache: Path,
@@ -275,26 +283,29 @@ def ml_env_images(client: docker.DockerClient, env: PythonEnvironment, cache: Pa
         inputs += sorted(p for p in (root / sub).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     digest = _hash(base_id.encode(), env.lock_text().encode(),
                    *(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() for p in inputs))
+
+    wheelhouse: list[Path] = []  # fetched by the first build that needs it, reused by the next
+
+    def build(target: str, tag: str) -> docker.models.images.Image:
+        if not wheelhouse:
+            wheelhouse.append(ensure_env_wheelhouse(env, cache))
+        wheels = wheelhouse[0]
+        with tempfile.TemporaryDirectory(prefix="sbx-mlctx-") as tmp:
+            ctx = Path(tmp)
+            for name in ("Dockerfile", ".dockerignore"):
+                shutil.copyfile(root / name, ctx / name)
+            for sub in TARGETS:
+                shutil.copytree(root / sub, ctx / sub, ignore=shutil.ignore_patterns("__pycache__"))
+            (ctx / "requirements.lock").write_text(env.lock_text())
+            shutil.copytree(wheels, ctx / "wheelhouse", ignore=shutil.ignore_patterns("*.lock"))
+            return _build(client, ctx, tag, {"BASE_IMAGE": base},
+                          {LABEL: target, "sbx.environment": env.digest(), "sbx.base": base}, target=target)
+
     results: dict[str, BuiltEnvImage] = {}
-    wheels: Path | None = None
     for target in TARGETS:
-        start = time.monotonic()
         tag = f"sbx-env-{target}:{digest}"
-        image = None if force else _exists(client, tag)
-        built = image is None
-        if image is None:
-            wheels = wheels or ensure_env_wheelhouse(env, cache)
-            with tempfile.TemporaryDirectory(prefix="sbx-mlctx-") as tmp:
-                ctx = Path(tmp)
-                for name in ("Dockerfile", ".dockerignore"):
-                    shutil.copyfile(root / name, ctx / name)
-                for sub in TARGETS:
-                    shutil.copytree(root / sub, ctx / sub, ignore=shutil.ignore_patterns("__pycache__"))
-                (ctx / "requirements.lock").write_text(env.lock_text())
-                shutil.copytree(wheels, ctx / "wheelhouse", ignore=shutil.ignore_patterns("*.lock"))
-                image = _build(client, ctx, tag, {"BASE_IMAGE": base},
-                               {LABEL: target, "sbx.environment": env.digest(), "sbx.base": base}, target=target)
-        results[target] = BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+        results[target] = _ensure(client, tag, force, time.monotonic(),
+                                  lambda target=target, tag=tag: build(target, tag))
     return results
 
 
