@@ -15,8 +15,10 @@ def _volumes(docker_client, run_id: str) -> list:
 
 
 def test_a_workspace_too_heavy_to_copy_in_time_is_a_counted_agent_failure(run_agent, docker_client) -> None:
-    # 384 MB of noise took 16 s to copy out under load and under 8 s on a quiet machine, an empty workspace 1.6 s:
-    # 768 MB against a 4 s limit tells them apart either way
+    # 768 MB of noise alone (512 MB kept) copied out in 4.1 s on this 2-core machine when quiet, and in under 4 s
+    # on CI's faster one, so it did not always time out. With 20,000 small files beside it the copy takes
+    # 12.4 s here when quiet (most of it the host's per-file work), an empty workspace 0.45 s (1.6 s under
+    # load): a 4 s limit sits 3x from each
     record = run_agent("heavy.sh", disk_mb=1024, request={"copy_limits": CopyLimits(timeout_s=4)})
     assert record["status"] == "failed" and record["failure_class"] == "agent", record["failure_reason"]
     assert record["counted"] is True
