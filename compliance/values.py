@@ -166,7 +166,9 @@ class Value:
         fields: tuple[tuple[FieldKey, Value], ...] | None = None,
         ref: Ref | None = None,
         axes: Axes | None = None,
+        total: Taints | None = None,
     ) -> None:
+        """`total`, when given, is the caller's fold of every part's taints (`with_field`), taken as is."""
         #: taints of the value itself, not attributed to a known part (for a frame read from a file: the file)
         self.base = base
         self.const = const
@@ -183,7 +185,9 @@ class Value:
         self._hash: int | None = None
         #: every taint of the value and its parts
         self.total: Taints = base
-        if items is not None or elem is not None or fields is not None:
+        if total is not None:
+            self.total = total
+        elif items is not None or elem is not None or fields is not None:
             total = base
             for item in items or ():
                 total = total.join(item.total)
@@ -245,13 +249,9 @@ class Value:
             return Value(self.base, UNKNOWN, False, self.items, self.elem, tuple(kept), self.ref, self.axes)
         # a new key goes last, so the total is the old one joined with the new field's, as `__init__`
         # would fold it: one join instead of one per column (frames gain columns one by one)
-        out = Value.__new__(Value)
-        out.base, out.const, out.may_none = self.base, UNKNOWN, False
-        out.items, out.elem = self.items, self.elem
-        out.fields = (*fields, (key, value)) if fields else ((key, value),)
-        out.ref, out.axes, out._hash = self.ref, self.axes, None
-        out.total = self.total.join(value.total)
-        return out
+        return Value(self.base, UNKNOWN, False, self.items, self.elem,
+                     (*fields, (key, value)) if fields else ((key, value),), self.ref, self.axes,
+                     self.total.join(value.total))
 
     def without_fields(self, keys: Iterable[FieldKey]) -> Value:
         drop = set(keys)
