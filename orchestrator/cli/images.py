@@ -102,28 +102,21 @@ TaskImages = list[tuple[str, str, "BuiltEnvImage"]]
 
 
 def _task_images(client: docker.DockerClient, names: list[str], force: bool) -> tuple[TaskImages, bool]:
-    """The images runs of these tasks use, as (task, target, image), each environment once however many
-    tasks share it; and whether one of them needs the standard images (an ml task without an environment,
-    a Harbor task: run/images.py)."""
-    from orchestrator.specs.task import PythonEnvironment, TestsTaskSpec, load_any_task
-    from orchestrator.tasks.environment import default_cache, ml_env_images, task_image, task_sandbox_image
+    """The images runs of these tasks use (run/images.py `task_images`), as (task, target, image), each
+    environment once however many tasks share it; and whether one of them needs the standard images."""
+    from orchestrator.run.images import task_images
+    from orchestrator.specs.task import TaskSpec, load_any_task
 
     tasks = [load_any_task(name) for name in names]  # every name is checked before anything is built
     out: TaskImages = []
-    done: set[str] = set()
+    shared: set[str] = set()
     standard = False
     for task in tasks:
-        if isinstance(task, TestsTaskSpec) and isinstance(task.environment, PythonEnvironment):
-            # the grader's image, then the agent's sandbox on it (its `force` rebuilds its own layer only)
-            out.append((task.name, "task", task_image(client, task, default_cache(), force=force)))
-            out.append((task.name, "sandbox", task_sandbox_image(client, task, default_cache(), force=force)))
-        elif isinstance(task, TestsTaskSpec):  # Harbor: graded in its own image; runs are refused
-            standard = True
-            out.append((task.name, "task", task_image(client, task, default_cache(), force=force)))
-        elif task.python_env is None:
-            standard = True
-        elif task.python_env.digest() not in done:
-            done.add(task.python_env.digest())
-            for target, img in ml_env_images(client, task.python_env, default_cache(), force=force).items():
-                out.append((task.name, target, img))
+        if isinstance(task, TaskSpec) and task.python_env is not None:
+            if task.python_env.digest() in shared:  # ml tasks of one environment share its images
+                continue
+            shared.add(task.python_env.digest())
+        images = task_images(client, task, force=force)
+        standard = standard or "sandbox" not in images
+        out += [(task.name, target, img) for target, img in images.items()]
     return out, standard

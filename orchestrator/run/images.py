@@ -74,55 +74,63 @@ def _build_for_run(task: str, digest: str, what: str, build: Callable[[], T]) ->
                               f"build it ahead with `sbx images build --task {task}`") from exc
 
 
-def environment_images(client: docker.DockerClient, task: TaskSpec,
-                       cache: Path | None = None) -> dict[str, BuiltEnvImage]:
-    """The sandbox and scorer images of `task`'s environment, built when missing (a log line with the
-    build's seconds). A failed build is a ConfigError saying which environment and how to build it ahead."""
-    from orchestrator.tasks.environment import default_cache, ml_env_images
-
+def _environment(task: TaskSpec | TestsTaskSpec) -> tuple[str, str] | None:
+    """The digest of the environment whose sandbox `task`'s runs use, and what a run builds of it; None: the
+    standard sandbox (an ml task without an environment, a Harbor task)."""
+    if isinstance(task, TestsTaskSpec):
+        if not isinstance(task.environment, PythonEnvironment):
+            return None
+        digest = task.environment.digest()  # tasks of one environment share its image: the lock builds it once
+        return digest, f"its sandbox image (the task image of environment {digest} with the sandbox layer)"
     env = task.python_env
-    assert env is not None
-    what = f"the images of its environment {task.environment} (Python {env.python}, digest {env.digest()})"
-    images = _build_for_run(task.name, env.digest(), what,
-                            lambda: ml_env_images(client, env, cache or default_cache()))
+    if env is None:
+        return None
+    return env.digest(), f"the images of its environment {task.environment} (Python {env.python}, digest {env.digest()})"
+
+
+def task_images(client: docker.DockerClient, task: TaskSpec | TestsTaskSpec, cache: Path | None = None, *,
+                force: bool = False) -> dict[str, BuiltEnvImage]:
+    """The images of `task`'s own environment by target, built when missing (module docstring): a tests task
+    with a python environment, `task` (the grader's) and `sandbox` (the agent's, on it); a Harbor task, `task`;
+    an ml task with an environment, `sandbox` and `scorer`; none for an ml task without one. Without a
+    `sandbox` among them, runs use the standard images. `force` rebuilds each image's own layer."""
+    from orchestrator.tasks.environment import default_cache, ml_env_images, task_image, task_sandbox_image
+
+    cache = cache or default_cache()
+    if isinstance(task, TestsTaskSpec):
+        images = {"task": task_image(client, task, cache, force=force)}
+        if isinstance(task.environment, PythonEnvironment):
+            images["sandbox"] = task_sandbox_image(client, task, cache, force=force)
+        return images
+    return ml_env_images(client, task.python_env, cache, force=force) if task.python_env is not None else {}
+
+
+def _images_for_run(client: docker.DockerClient, task: TaskSpec | TestsTaskSpec,
+                    cache: Path | None) -> tuple[str, dict[str, BuiltEnvImage]]:
+    """`task_images` under its environment's lock, with the environment's digest; a failed build is a
+    ConfigError (module docstring). Only for a task with an environment."""
+    environment = _environment(task)
+    assert environment is not None
+    digest, what = environment
+    images = _build_for_run(task.name, digest, what, lambda: task_images(client, task, cache))
     for target, img in images.items():
         if img.built:
-            log.info("run.environment_image_built", task=task.name, environment=env.digest(), target=target,
+            log.info("run.environment_image_built", task=task.name, environment=digest, target=target,
                      tag=img.tag, seconds=img.seconds, size_mb=round(img.size_bytes / 1e6))
-    return images
-
-
-def tests_sandbox_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path | None = None) -> BuiltEnvImage:
-    """The task sandbox of a tests task, built when missing (a log line with the build's seconds). A failed
-    build is a ConfigError saying which task and how to build it ahead."""
-    from orchestrator.tasks.environment import default_cache, task_sandbox_image
-
-    assert isinstance(task.environment, PythonEnvironment)
-    digest = task.environment.digest()  # tasks of one environment share its image: the lock builds it once
-    image = _build_for_run(task.name, digest, f"its sandbox image (the task image of environment {digest} with the "
-                           "sandbox layer)", lambda: task_sandbox_image(client, task, cache or default_cache()))
-    if image.built:
-        log.info("run.task_sandbox_built", task=task.name, tag=image.tag, seconds=image.seconds,
-                 size_mb=round(image.size_bytes / 1e6))
-    return image
+    return digest, images
 
 
 def run_image(client: docker.DockerClient, task: TaskSpec | TestsTaskSpec, cache: Path | None = None) -> RunImage:
     """The sandbox image of a run of `task` (module docstring)."""
-    if isinstance(task, TestsTaskSpec) and isinstance(task.environment, PythonEnvironment):
-        image = tests_sandbox_image(client, task, cache)
-        return RunImage(str(client.images.get(image.tag).id), image.tag, task.environment.digest())
-    env = task_environment(task)
-    if env is not None:
-        assert isinstance(task, TaskSpec)
-        sandbox = environment_images(client, task, cache)["sandbox"]
-        return RunImage(str(client.images.get(sandbox.tag).id), sandbox.tag, env.digest())
-    image = resolve_image(client, "sandbox")
-    return RunImage(str(image.id), image.tags[0] if image.tags else str(image.id), None)
+    if _environment(task) is None:
+        image = resolve_image(client, "sandbox")
+        return RunImage(str(image.id), image.tags[0] if image.tags else str(image.id), None)
+    digest, images = _images_for_run(client, task, cache)
+    return RunImage(str(client.images.get(images["sandbox"].tag).id), images["sandbox"].tag, digest)
 
 
 def scorer_image_for(client: docker.DockerClient, task: TaskSpec, cache: Path | None = None) -> str:
     """The scorer image for a folder scored outside a run: the task's environment's, else the standard one."""
     if task.python_env is not None:
-        return str(client.images.get(environment_images(client, task, cache)["scorer"].tag).id)
+        return str(client.images.get(_images_for_run(client, task, cache)[1]["scorer"].tag).id)
     return str(resolve_image(client, "scorer").id)
