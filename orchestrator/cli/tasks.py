@@ -61,7 +61,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     e = tsub.add_parser("env", help="environment images")
     esub = e.add_subparsers(dest="env_command", required=True, metavar="ACTION")
-    eb = esub.add_parser("build", help="build the images of tasks' environments, or of an ML environment file")
+    eb = esub.add_parser("build", help="build the images of tasks' environments (environment, task, task sandbox), "
+                         "or of an ML environment file")
     eb.add_argument("names", nargs="*", metavar="TASK", help="tasks (default: every tests task)")
     eb.add_argument("--ml", type=Path, metavar="ENV.yaml", help="build sandbox+scorer images for this environment")
     eb.add_argument("--force", action="store_true")
@@ -232,7 +233,8 @@ def _grade(args: argparse.Namespace) -> int:
 def _env_build(args: argparse.Namespace) -> int:
     from orchestrator import engine
     from orchestrator.specs.task import PythonEnvironment, load_environment
-    from orchestrator.tasks.environment import env_image, image_versions, ml_env_images, task_image
+    from orchestrator.run.images import task_images
+    from orchestrator.tasks.environment import env_image, image_versions, ml_env_images
 
     client = engine.client()
     if args.ml:
@@ -250,8 +252,9 @@ def _env_build(args: argparse.Namespace) -> int:
             print(f"environment {task.environment.digest()} (py{task.environment.python}, "
                   f"{len(task.environment.packages)} pins): {img.tag} {img.size_bytes / 1e6:.0f} MB "
                   f"{'built' if img.built else 'up to date'} in {img.seconds:.1f}s")
-        img = task_image(client, task, _cache(args))
-        print(f"  task {task.name}: {img.tag} {'built' if img.built else 'up to date'} in {img.seconds:.1f}s")
+        # the grader's image and, for a python environment, the agent's sandbox on it (run/images.py)
+        for target, img in task_images(client, task, _cache(args), force=args.force).items():
+            print(f"  {target} {task.name}: {img.tag} {'built' if img.built else 'up to date'} in {img.seconds:.1f}s")
     return 0
 
 

@@ -42,6 +42,11 @@ def test_the_agent_runs_the_tasks_tests_in_its_sandbox_and_its_python_is_metered
     assert chosen.tag == sandbox_tag and chosen.image_id == docker_client.images.get(sandbox_tag).id
     grader = docker_client.images.get(task_image(docker_client, task, default_cache()).tag)
     assert docker_client.images.get(sandbox_tag).labels["sbx.task_image"] == grader.id
+    # `sbx tasks env build` builds the same images (environment, task, task sandbox): here all up to date
+    env_built = _sbx("tasks", "env", "build", TASK, env=env).splitlines()
+    assert env_built[0].startswith(f"environment {task.environment.digest()} ")  # type: ignore[union-attr]
+    assert [line.rsplit(" in ", 1)[0] for line in env_built[1:]] == [
+        f"  task {TASK}: {grader.tags[0]} up to date", f"  sandbox {TASK}: {sandbox_tag} up to date"], env_built
 
     record = json.loads(_sbx("run", "--task", TASK, "--agent-command", str(AGENT), "--json", env=env))
     assert record["status"] == "audited", (record["failure_reason"], record["events"][-3:])
