@@ -13,6 +13,10 @@
 A step is either `shell` (run this command through whichever shell tool the request advertises) or `finish`
 (end with this message). Which variant plays is a pure function of (run seed, step index), so a run replays
 exactly under the same seed and two seeds diverge on purpose.
+
+Scenarios of a tests (coding) task are made from the task rather than written down: `scenario_for_tests_task`
+has the agent apply a given fix (the task's reference patch) with its shell tool and commit it, or, as a
+control, only look at the repository; either way it then finishes.
 """
 
 from __future__ import annotations
@@ -90,3 +94,27 @@ def uniform(seed: int, index: int) -> float:
 
 def load_scenario(path: Path) -> Scenario:
     return load_yaml_model(path, Scenario)
+
+
+#: the here-doc delimiter the fix travels in (a patch holding this line cannot be sent this way)
+PATCH_END = "SBX_FIX_PATCH_END"
+_COMMIT = "git add -A && git -c user.name=agent -c user.email=agent@sbx.invalid commit -qm"
+
+
+def scenario_for_tests_task(task: str, patch: str | None) -> Scenario:
+    """A tests task's scenario: with `patch` (a unified diff against the task's repo, run from its root), the
+    agent pipes it to `git apply` through its shell tool as a quoted here-doc, commits it and finishes; with
+    None (a control) it only runs `git status` and finishes, so the delivery is the unmodified repo."""
+    if patch is None:
+        return Scenario(name=f"{task}-look", title=f"Look at {task}", steps=(
+            Step(say="Look at the repository.", shell="git status --short && git log --oneline -1"),
+            Step(finish="Looked; changed nothing."),
+        ))
+    if PATCH_END in patch.splitlines():
+        raise ValueError(f"the patch holds the line {PATCH_END}: it cannot travel in this here-doc")
+    body = patch if patch.endswith("\n") else patch + "\n"
+    return Scenario(name=f"{task}-fix", title=f"Fix {task}", steps=(
+        Step(say="Apply the fix and commit it.",
+             shell=f"git apply --verbose <<'{PATCH_END}' && {_COMMIT} 'fix {task}'\n{body}{PATCH_END}"),
+        Step(finish="Applied and committed the fix."),
+    ))
