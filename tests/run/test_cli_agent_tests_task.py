@@ -1,0 +1,122 @@
+"""A real agent CLI (pi) runs a tests (coding) task end to end through the gateway, graded out of its reach.
+
+pi's image is built on the task's own sandbox by `sbx images build --task T --agents pi` (the CLI, as a user
+builds it ahead). The stand-in model plays `scenario_for_tests_task`: on Anthropic Messages it has pi pipe the
+task's reference patch to `git apply` through pi's bash tool and commit, and the hidden tests pass; the
+control, on Chat Completions, only looks (`git status`) and is graded failed on the bug's test. Either way
+the ledger's tokens are the stand-in's own count and the meta names the task's sandbox and environment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orchestrator.agents import resolve_agent
+from orchestrator.agents.adapters import get_adapter
+from orchestrator.agents.oracle import oracle_payload
+from orchestrator.home import Home
+from orchestrator.ledger import Ledger
+from orchestrator.model import scenario_for_tests_task
+from orchestrator.run import RunLifecycle, RunRequest
+from orchestrator.run.record import full_record
+from orchestrator.specs import load_budget
+from orchestrator.specs.task import PythonEnvironment, load_tests_task
+from tests.run.standin_setup import ENDPOINT_OF_API, MODEL, REAL_KEY, expected_cost, standin_gateway, truth
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+TASK = "sqlparse-strip-comments-keeps-hints"  # also in tests/tasks: its task image and sandbox are shared
+AGENT = "pi"  # speaks all three wire APIs: one image covers Anthropic (the fix) and Chat (the control)
+
+
+@pytest.fixture(scope="module")
+def pi_on_task_sandbox(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """`sbx images build --task TASK --agents pi --json`: the task's images, then pi on its sandbox only."""
+    env = {**os.environ, "SBX_HOME": str(tmp_path_factory.mktemp("images") / "home")}
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-m", "orchestrator", "images", "build", "--task", TASK, "--agents", AGENT,
+                           "--json"], env=env, capture_output=True, text=True, timeout=1500, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    built = json.loads(proc.stdout)
+    print(f"\nsbx images build --task {TASK} --agents {AGENT}: {time.monotonic() - start:.1f} s wall")
+    return built
+
+
+@pytest.mark.parametrize("fixes", [True, False], ids=["fix-anthropic", "look-chat"])
+def test_pi_runs_a_tests_task_through_the_gateway_and_is_graded(fixes: bool, pi_on_task_sandbox: dict[str, Any],
+                                                                docker_client, home: Home, tmp_path: Path) -> None:
+    task = load_tests_task(TASK)
+    assert isinstance(task.environment, PythonEnvironment)
+    sandbox = next(i for i in pi_on_task_sandbox["tasks"] if i["target"] == "sandbox")
+    # the CLI built nothing standard for a tests task: pi only, and on the task's sandbox
+    assert pi_on_task_sandbox["images"] == [] and len(pi_on_task_sandbox["agents"]) == 1
+    pi = pi_on_task_sandbox["agents"][0]
+    assert sandbox["tag"].startswith("sbx-task-sandbox:")
+    assert docker_client.images.get(pi["tag"]).labels["sbx.base"] == sandbox["tag"]
+
+    api = "anthropic" if fixes else "openai-chat"
+    patch = oracle_payload(task)["text"]
+    scenario = scenario_for_tests_task(TASK, patch if fixes else None)
+    with standin_gateway(tmp_path / "model", scenario) as setup, Ledger(home.ledger_path) as ledger:
+        req = RunRequest(task=task, budget=load_budget("smoke"), agent=resolve_agent(AGENT), data_dir=tmp_path,
+                         datasets=(), model=MODEL, endpoint=ENDPOINT_OF_API[api])
+        lifecycle = RunLifecycle(home, ledger, docker_client, gateway=setup.host)
+        run_id = lifecycle.plan(req)
+        record = lifecycle.run(req, run_id)
+        calls = setup.calls(run_id)
+        usage = ledger.model_usage(run_id)
+        full = full_record(ledger, run_id)
+        states = [e.detail["to"] for e in ledger.events(run_id) if e.kind == "transition"]
+    agent_log = (home.run_dir(run_id) / "agent.log").read_bytes()
+    assert record.status == "audited", (record.failure_reason, agent_log[-3000:].decode(errors="replace"))
+    assert "delivered" in states, states
+
+    # pi played the scenario through its bash tool: one shell step (the fix, or the look), then finished
+    assert [(c["action"], c["step"], c["api"]) for c in calls] == [("shell", 0, api), ("finish", 1, api)], calls
+    delivered = home.delivered_dir(run_id) / "workspace" / "sqlparse" / "filters" / "others.py"
+    assert ("sql_hints = (T.Comment.Multiline.Hint" in delivered.read_text()) is fixes
+    assert record.commits == (2 if fixes else 1)
+
+    # graded out of reach: every expected test has a result; the fix passes, the look fails on the bug's test
+    expected = {*task.grader.fail_to_pass, *task.grader.pass_to_pass}
+    results = {t["test"]: t["outcome"] for t in full["test_results"]}
+    assert set(results) == expected and full["grade_repeats"] == 1
+    grading = full["grading"]["gradings"][0]
+    if fixes:
+        assert (full["outcome"], full["outcome_reason"]) == (True, "passed")
+        assert set(results.values()) == {"passed"}
+    else:
+        assert (full["outcome"], full["outcome_reason"]) == (False, "tests_failed")
+        assert {t for t, r in results.items() if r != "passed"} == set(task.grader.fail_to_pass)
+        assert (grading["fail_to_pass_passed"], grading["pass_to_pass_passed"]) == (0, len(task.grader.pass_to_pass))
+    assert full["counted"] is True
+
+    # the meta names the task's sandbox and environment; the run's image is pi's, built on that sandbox
+    assert full["meta"]["sandbox_image"] == sandbox["tag"]
+    assert full["meta"]["environment"] == task.environment.digest() and full["meta"]["task_kind"] == "tests"
+    assert record.image == docker_client.images.get(pi["tag"]).id
+    assert full["agent_version"] == usage.agent_version == pi["version"] == get_adapter(AGENT).version
+
+    # the ledger's usage is the stand-in's own count, exactly; cost = tokens x rate card
+    t = truth(calls)
+    assert usage is not None and usage.closed and (usage.api, usage.model) == (api, MODEL)
+    assert (usage.calls, usage.ok, usage.refused, usage.provider_errors) == (2, 2, 0, 0)
+    assert (usage.input_tokens, usage.cached_input_tokens, usage.cache_write_tokens, usage.output_tokens) == (
+        t["input"], t["cached_input"], t["cache_write"], t["output"])
+    assert t["input"] > 0 and t["output"] > 0
+    assert usage.cost_usd == pytest.approx(expected_cost(calls), rel=1e-9)
+    own = usage.self_report
+    assert own["complete"] and (own["input_tokens"], own["output_tokens"], own["calls"]) == (t["input"], t["output"], 2)
+    assert REAL_KEY.encode() not in agent_log and REAL_KEY.encode() not in home.ledger_path.read_bytes()
+    print(f"\n{AGENT} {api} {'fix' if fixes else 'look'}: agent {record.wall_seconds:.1f} s; outcome "
+          f"{full['outcome']} ({full['outcome_reason']}); input tokens {usage.input_tokens} (cached "
+          f"{usage.cached_input_tokens}, cache write {usage.cache_write_tokens}), output {usage.output_tokens}, "
+          f"cost ${usage.cost_usd:.4f}; grading {full['grading']['gradings'][0]['seconds']:.1f} s")
