@@ -30,8 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"which images (default: {', '.join(TARGETS)}, or only sandbox with --agents; also: "
                         f"{', '.join(EXTRA)}, the Ray node image of docker-compose.yml)")
     b.add_argument("--agents", nargs="+", default=[], metavar="NAME",
-                   help="also build sbx-agent-NAME from the sandbox each run would use: the standard one, or with --task "
-                        "each named task's own sandbox (and the standard one only if one of them needs it) "
+                   help="also build sbx-agent-NAME from the sandbox each run would use: the standard one, or "
+                        "with --task each named task's own sandbox (and the standard one only if one needs it) "
                         "for these agent CLIs (claude-code, codex, opencode, pi, mini-swe-agent)")
     b.add_argument("--agent-cache", type=Path, default=None, metavar="DIR",
                    help="download cache for agent packages (default: $XDG_CACHE_HOME/sbx/agents)")

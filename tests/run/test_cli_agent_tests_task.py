@@ -43,18 +43,21 @@ AGENTS = sorted({agent for agent, _, _ in CASES})
 
 @pytest.fixture(scope="module")
 def agents_on_task_sandbox(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """`sbx images build --task TASK --agents AGENTS --json`: the task's images, then the agents on its sandbox only."""
+    """`sbx images build --task TASK --agents AGENTS --json`: the task's images, then the agents on its
+    sandbox only."""
     env = {**os.environ, "SBX_HOME": str(tmp_path_factory.mktemp("images") / "home")}
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "orchestrator", "images", "build", "--task", TASK, "--agents", *AGENTS,
-                           "--json"], env=env, capture_output=True, text=True, timeout=1500, check=False)
+    command = ["images", "build", "--task", TASK, "--agents", *AGENTS, "--json"]
+    proc = subprocess.run([sys.executable, "-m", "orchestrator", *command], env=env, capture_output=True, text=True,
+                          timeout=1500, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     built = json.loads(proc.stdout)
     print(f"\nsbx images build --task {TASK} --agents {' '.join(AGENTS)}: {time.monotonic() - start:.1f} s wall")
     return built
 
 
-@pytest.mark.parametrize(("agent", "fixes", "api"), CASES, ids=[f"{a}-{'fix' if f else 'look'}-{w}" for a, f, w in CASES])
+@pytest.mark.parametrize(("agent", "fixes", "api"), CASES,
+                         ids=[f"{a}-{'fix' if f else 'look'}-{w}" for a, f, w in CASES])
 def test_a_cli_agent_runs_a_tests_task_through_the_gateway_and_is_graded(
         agent: str, fixes: bool, api: str, agents_on_task_sandbox: dict[str, Any], docker_client, home: Home,
         tmp_path: Path) -> None:
