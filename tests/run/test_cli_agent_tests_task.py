@@ -25,7 +25,7 @@ from orchestrator.agents.oracle import oracle_payload
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger
 from orchestrator.model import scenario_for_tests_task
-from orchestrator.run import RunLifecycle, RunRequest
+from orchestrator.run import RunRequest
 from orchestrator.run.record import full_record
 from orchestrator.specs import load_budget
 from orchestrator.specs.task import PythonEnvironment, load_tests_task
@@ -76,11 +76,7 @@ def test_a_cli_agent_runs_a_tests_task_through_the_gateway_and_is_graded(
     with standin_gateway(tmp_path / "model", scenario) as setup, Ledger(home.ledger_path) as ledger:
         req = RunRequest(task=task, budget=load_budget("smoke"), agent=resolve_agent(agent), data_dir=tmp_path,
                          datasets=(), model=MODEL, endpoint=ENDPOINT_OF_API[api])
-        lifecycle = RunLifecycle(home, ledger, docker_client, gateway=setup.host)
-        run_id = lifecycle.plan(req)
-        record = lifecycle.run(req, run_id)
-        calls = setup.calls(run_id)
-        usage = ledger.model_usage(run_id)
+        run_id, record, calls, usage = setup.run(home, ledger, docker_client, req)
         full = full_record(ledger, run_id)
         states = [e.detail["to"] for e in ledger.events(run_id) if e.kind == "transition"]
     agent_log = (home.run_dir(run_id) / "agent.log").read_bytes()
