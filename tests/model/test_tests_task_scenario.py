@@ -58,6 +58,13 @@ def test_the_control_step_changes_nothing(tmp_path: Path) -> None:
     assert _git(repo, "log", "--format=%s").splitlines() == ["start"] and _git(repo, "status", "--porcelain") == ""
 
 
+def test_named_tests_are_run_after_the_change_with_the_sandboxs_python() -> None:
+    scenario = scenario_for_tests_task(TASK, None, tests=("tests/test_format.py", "tests/a b.py"))
+    assert [s.shell for s in scenario.steps[1:2]] == [
+        "PYTHONDONTWRITEBYTECODE=1 python -m pytest -q -p no:cacheprovider tests/test_format.py 'tests/a b.py'"]
+    assert scenario.steps[2].finish == "Looked; changed nothing." and len(scenario.steps) == 3
+
+
 def test_a_patch_holding_the_delimiter_is_refused() -> None:
     with pytest.raises(ValueError, match=PATCH_END):
         scenario_for_tests_task(TASK, f"--- a/x\n+++ b/x\n{PATCH_END}\n")

@@ -2,8 +2,9 @@
 
 pi's image is built on the task's own sandbox by `sbx images build --task T --agents pi` (the CLI, as a user
 builds it ahead). The stand-in model plays `scenario_for_tests_task`: on Anthropic Messages it has pi pipe the
-task's reference patch to `git apply` through pi's bash tool and commit, and the hidden tests pass; the
-control, on Chat Completions, only looks (`git status`) and is graded failed on the bug's test. Either way
+task's reference patch to `git apply` through pi's bash tool and commit, then run some of the repo's tests
+with the task's Python, and the hidden tests pass; the control, on Chat Completions, only looks (`git status`)
+and runs the same tests, and is graded failed on the bug's test. Either way
 the ledger's tokens are the stand-in's own count and the meta names the task's sandbox and environment.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -38,6 +40,7 @@ TASK = "sqlparse-strip-comments-keeps-hints"  # also in tests/tasks: its task im
 #: and Chat. ("mini-swe-agent", True, "openai-chat") passes too, but its image on the task sandbox takes ~2 min
 #: to build and its run ~17 s (docs/tasks.md): left out of CI for time
 CASES = [("pi", True, "anthropic"), ("pi", False, "openai-chat")]
+CHECK = "tests/test_format.py"  # the repository's own tests the agent runs after its change (~1 s)
 AGENTS = sorted({agent for agent, _, _ in CASES})
 
 
@@ -72,7 +75,7 @@ def test_a_cli_agent_runs_a_tests_task_through_the_gateway_and_is_graded(
     assert docker_client.images.get(image["tag"]).labels["sbx.base"] == sandbox["tag"]
 
     patch = oracle_payload(task)["text"]
-    scenario = scenario_for_tests_task(TASK, patch if fixes else None)
+    scenario = scenario_for_tests_task(TASK, patch if fixes else None, tests=(CHECK,))
     with standin_gateway(tmp_path / "model", scenario) as setup, Ledger(home.ledger_path) as ledger:
         req = RunRequest(task=task, budget=load_budget("smoke"), agent=resolve_agent(agent), data_dir=tmp_path,
                          datasets=(), model=MODEL, endpoint=ENDPOINT_OF_API[api])
@@ -83,8 +86,13 @@ def test_a_cli_agent_runs_a_tests_task_through_the_gateway_and_is_graded(
     assert record.status == "audited", (record.failure_reason, agent_log[-3000:].decode(errors="replace"))
     assert "delivered" in states, states
 
-    # the CLI played the scenario through its shell tool: one shell step (the fix, or the look), then finished
-    assert [(c["action"], c["step"], c["api"]) for c in calls] == [("shell", 0, api), ("finish", 1, api)], calls
+    # the CLI played the scenario through its shell tool: the fix (or the look), the repo's tests, finish
+    assert [(c["action"], c["step"], c["api"]) for c in calls] == [
+        ("shell", 0, api), ("shell", 1, api), ("finish", 2, api)], calls
+    # its shell found the task's Python and pytest on PATH, and they ran in the metered `py` cgroup
+    ran = re.search(rb"(\d+) passed", agent_log)
+    assert ran is not None and int(ran.group(1)) > 50 and b" failed" not in agent_log, agent_log[-3000:]
+    assert full["meta"]["cpu_seconds_py"] > 0.5 and record.cpu_seconds_metered >= full["meta"]["cpu_seconds_py"]
     delivered = home.delivered_dir(run_id) / "workspace" / "sqlparse" / "filters" / "others.py"
     assert ("sql_hints = (T.Comment.Multiline.Hint" in delivered.read_text()) is fixes
     assert record.commits == (2 if fixes else 1)
@@ -112,15 +120,16 @@ def test_a_cli_agent_runs_a_tests_task_through_the_gateway_and_is_graded(
     # the ledger's usage is the stand-in's own count, exactly; cost = tokens x rate card
     t = truth(calls)
     assert usage is not None and usage.closed and (usage.api, usage.model) == (api, MODEL)
-    assert (usage.calls, usage.ok, usage.refused, usage.provider_errors) == (2, 2, 0, 0)
+    assert (usage.calls, usage.ok, usage.refused, usage.provider_errors) == (3, 3, 0, 0)
     assert (usage.input_tokens, usage.cached_input_tokens, usage.cache_write_tokens, usage.output_tokens) == (
         t["input"], t["cached_input"], t["cache_write"], t["output"])
     assert t["input"] > 0 and t["output"] > 0
     assert usage.cost_usd == pytest.approx(expected_cost(calls), rel=1e-9)
     own = usage.self_report
-    assert own["complete"] and (own["input_tokens"], own["output_tokens"], own["calls"]) == (t["input"], t["output"], 2)
+    assert own["complete"] and (own["input_tokens"], own["output_tokens"], own["calls"]) == (t["input"], t["output"], 3)
     assert REAL_KEY.encode() not in agent_log and REAL_KEY.encode() not in home.ledger_path.read_bytes()
-    print(f"\n{agent} {api} {'fix' if fixes else 'look'}: agent {record.wall_seconds:.1f} s; outcome "
+    print(f"\n{agent} {api} {'fix' if fixes else 'look'}: agent {record.wall_seconds:.1f} s ({ran.group(1).decode()} "
+          f"tests passed in it, py {full['meta']['cpu_seconds_py']:.2f} CPU-s); outcome "
           f"{full['outcome']} ({full['outcome_reason']}); input tokens {usage.input_tokens} (cached "
           f"{usage.cached_input_tokens}, cache write {usage.cache_write_tokens}), output {usage.output_tokens}, "
           f"cost ${usage.cost_usd:.4f}; grading {full['grading']['gradings'][0]['seconds']:.1f} s")
