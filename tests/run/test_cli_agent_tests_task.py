@@ -92,7 +92,7 @@ def test_a_cli_agent_runs_a_tests_task_through_the_gateway_and_is_graded(
     # its shell found the task's Python and pytest on PATH, and they ran in the metered `py` cgroup
     ran = re.search(rb"(\d+) passed", agent_log)
     assert ran is not None and int(ran.group(1)) > 50 and b" failed" not in agent_log, agent_log[-3000:]
-    assert full["meta"]["cpu_seconds_py"] > 0.5 and record.cpu_seconds_metered >= full["meta"]["cpu_seconds_py"]
+    assert full["meta"]["cpu_seconds_py"] > 0.1 and record.cpu_seconds_metered >= full["meta"]["cpu_seconds_py"]
     delivered = home.delivered_dir(run_id) / "workspace" / "sqlparse" / "filters" / "others.py"
     assert ("sql_hints = (T.Comment.Multiline.Hint" in delivered.read_text()) is fixes
     assert record.commits == (2 if fixes else 1)
