@@ -30,7 +30,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help=f"which images (default: {', '.join(TARGETS)}, or only sandbox with --agents; also: "
                         f"{', '.join(EXTRA)}, the Ray node image of docker-compose.yml)")
     b.add_argument("--agents", nargs="+", default=[], metavar="NAME",
-                   help="also build sbx-agent-NAME from the sandbox image (and from the sandbox of each --task) "
+                   help="also build sbx-agent-NAME from the sandbox each run would use: the standard one, or "
+                        "with --task each named task's own sandbox (and the standard one only if one needs it) "
                         "for these agent CLIs (claude-code, codex, opencode, pi, mini-swe-agent)")
     b.add_argument("--agent-cache", type=Path, default=None, metavar="DIR",
                    help="download cache for agent packages (default: $XDG_CACHE_HOME/sbx/agents)")
@@ -57,9 +58,13 @@ def _build(args: argparse.Namespace) -> int:
             get_adapter(name)
     client = engine.client()
     task_images, standard = _task_images(client, args.tasks, force=args.force) if args.tasks else ([], True)
-    targets = tuple(args.targets) or (("sandbox",) if args.agents else TARGETS if standard else ())
-    if args.agents and "sandbox" not in targets:
-        targets = ("sandbox", *targets)
+    # agents go on the standard sandbox only when a run would use it: no --task, or a task without its own
+    # sandbox; `--task T --agents NAME` for a tests task builds nothing standard (its runs never use it)
+    targets = tuple(args.targets)
+    if standard:
+        targets = targets or (("sandbox",) if args.agents else TARGETS)
+        if args.agents and "sandbox" not in targets:
+            targets = ("sandbox", *targets)
     built = build_images(client, targets, base_mode=args.base, force=args.force,
                          versions_dir=home(args).images_dir) if targets else []
     agent_images: list[AgentImage] = []

@@ -13,11 +13,16 @@
 A step is either `shell` (run this command through whichever shell tool the request advertises) or `finish`
 (end with this message). Which variant plays is a pure function of (run seed, step index), so a run replays
 exactly under the same seed and two seeds diverge on purpose.
+
+Scenarios of a tests (coding) task are made from the task rather than written down: `scenario_for_tests_task`
+has the agent apply a given fix (the task's reference patch) with its shell tool and commit it, or, as a
+control, only look at the repository; then, optionally, run some of the repository's tests; then finish.
 """
 
 from __future__ import annotations
 
 import hashlib
+import shlex
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -90,3 +95,29 @@ def uniform(seed: int, index: int) -> float:
 
 def load_scenario(path: Path) -> Scenario:
     return load_yaml_model(path, Scenario)
+
+
+#: the here-doc delimiter the fix travels in (a patch holding this line cannot be sent this way)
+PATCH_END = "SBX_FIX_PATCH_END"
+_COMMIT = "git add -A && git -c user.name=agent -c user.email=agent@sbx.invalid commit -qm"
+
+
+def scenario_for_tests_task(task: str, patch: str | None, tests: tuple[str, ...] = ()) -> Scenario:
+    """A tests task's scenario: with `patch` (a unified diff against the task's repo, run from its root), the
+    agent pipes it to `git apply` through its shell tool as a quoted here-doc and commits it; with None (a
+    control) it only runs `git status`, so the delivery is the unmodified repo. Then, given `tests` (paths in
+    the repo), it runs them with the sandbox's `python -m pytest` (no bytecode, no cache: the tree stays as
+    delivered); then it finishes."""
+    if patch is None:
+        name, title, done = f"{task}-look", f"Look at {task}", "Looked; changed nothing."
+        first = Step(say="Look at the repository.", shell="git status --short && git log --oneline -1")
+    else:
+        if PATCH_END in patch.splitlines():
+            raise ValueError(f"the patch holds the line {PATCH_END}: it cannot travel in this here-doc")
+        body = patch if patch.endswith("\n") else patch + "\n"
+        name, title, done = f"{task}-fix", f"Fix {task}", "Applied and committed the fix."
+        first = Step(say="Apply the fix and commit it.",
+                     shell=f"git apply --verbose <<'{PATCH_END}' && {_COMMIT} 'fix {task}'\n{body}{PATCH_END}")
+    check = (Step(say="Run the tests.", shell="PYTHONDONTWRITEBYTECODE=1 python -m pytest -q -p no:cacheprovider "
+                  + " ".join(shlex.quote(t) for t in tests)),) if tests else ()
+    return Scenario(name=name, title=title, steps=(first, *check, Step(finish=done)))

@@ -80,6 +80,8 @@ def prepare(ctx: RunContext, gateway: GatewayHost | None = None) -> Prepared:
     meta = {**config_meta(req, prepared.image), "task_kind": req.task.kind}
     if sandbox.environment is not None:  # absent for the standard images: their runs' meta stays as it was
         meta["environment"] = sandbox.environment
+        # the sandbox by name: a CLI agent's run records its own image (built on this one) as `image`
+        meta["sandbox_image"] = sandbox.tag
     ctx.ledger.update_measurements(ctx.run_id, meta=meta)
     return prepared
 

@@ -10,14 +10,20 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from orchestrator.gateway.usage import Usage
+from orchestrator.home import Home
+from orchestrator.ledger import Ledger, ModelUsage, RunRecord
 from orchestrator.model import StandIn, load_scenario, read_log, serve_in_thread
 from orchestrator.model.scenario import Scenario
 from orchestrator.paths import REPO_ROOT
+from orchestrator.run import RunLifecycle, RunRequest
 from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.specs.endpoints import Price
+
+if TYPE_CHECKING:
+    import docker
 
 MODEL = "sbx-standin"
 KEY_ENV = "SBX_TEST_STANDIN_REAL_KEY"
@@ -49,6 +55,22 @@ class StandinSetup:
     def calls(self, run_id: str) -> list[dict[str, Any]]:
         """The stand-in's own log of the calls of one run (the ground truth)."""
         return [c for c in read_log(self.log_path) if c["run_id"] == run_id] if self.log_path.exists() else []
+
+    def run(self, home: Home, ledger: Ledger, client: docker.DockerClient, req: RunRequest) -> GatewayRun:
+        """Plan `req` and run it through the whole lifecycle with this gateway."""
+        lifecycle = RunLifecycle(home, ledger, client, gateway=self.host)
+        run_id = lifecycle.plan(req)
+        record = lifecycle.run(req, run_id)
+        return GatewayRun(run_id, record, self.calls(run_id), ledger.model_usage(run_id))
+
+
+class GatewayRun(NamedTuple):
+    """A run through the gateway: its final record, the stand-in's log of its calls, the ledger's usage."""
+
+    run_id: str
+    record: RunRecord
+    calls: list[dict[str, Any]]
+    usage: ModelUsage | None
 
 
 def write_model_files(folder: Path, base_url: str) -> tuple[Path, Path]:

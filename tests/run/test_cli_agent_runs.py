@@ -16,7 +16,7 @@ from orchestrator.agents.adapters import adapter_names, get_adapter
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger
-from orchestrator.run import RunLifecycle, RunRequest
+from orchestrator.run import RunRequest
 from orchestrator.run.record import run_row
 from orchestrator.specs import load_budget, load_task
 from tests.run.standin_setup import (
@@ -49,11 +49,7 @@ def test_cli_agent_completes_a_flight_delays_run_through_the_gateway(
     with standin_gateway(tmp_path / "model", short_flight_delays()) as setup, Ledger(home.ledger_path) as ledger:
         req = RunRequest(task=load_task("flight-delays"), budget=load_budget("smoke"), agent=resolve_agent(name),
                          data_dir=small_flight_data, model=MODEL, endpoint=ENDPOINT_OF_API[api], seed=SEEDS[name])
-        lifecycle = RunLifecycle(home, ledger, docker_client, gateway=setup.host)
-        run_id = lifecycle.plan(req)
-        record = lifecycle.run(req, run_id)
-        calls = setup.calls(run_id)
-        usage = ledger.model_usage(run_id)
+        run_id, record, calls, usage = setup.run(home, ledger, docker_client, req)
         row = run_row(ledger, run_id)
         events = [e.kind for e in ledger.events(run_id)]
     agent_log = (home.run_dir(run_id) / "agent.log").read_bytes()
