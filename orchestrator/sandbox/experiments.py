@@ -218,7 +218,10 @@ class ExperimentService:
 
         def place(pid: int) -> str | None:
             # Only the exec's own process joins the experiment's cgroup; an impostor holding the token does not.
-            if proc.pid(wait_s=0) != pid:
+            # The engine records an exec's pid only after starting it, and train.py's Python can reach the gate
+            # first: without the wait, under load, the experiment ran uncounted in `py` (cpu_seconds 0.0)
+            # and was reported as a token misuse.
+            if proc.pid(wait_s=2) != pid:
                 self.on_event("experiment_token_misuse", {"n": n, "pid": pid})
                 return None
             cg.add(pid)

@@ -95,6 +95,11 @@ def test_sixty_concurrent_calls_against_forty_count_exactly_forty(run_agent, sbx
     assert sorted(e["n"] for e in counted) == list(range(1, 41))
     replies = [json.loads(line.split(" ", 1)[1]) for line in _delivered_file(record, sbx_home, "experiments.log").splitlines()]
     assert sum(r["status"] == "refused" for r in replies) == 20
+    # each experiment's Python was placed in its own cgroup, however loaded the engine: a pid the engine had
+    # not yet recorded once made an experiment run uncounted in `py` (cpu_seconds 0.0, a false token misuse)
+    assert "experiment_token_misuse" not in _kinds(record)
+    assert all(e["cpu_seconds"] > 0 for e in counted if e["status"] == "ok"), [
+        (e["n"], e["status"], e["cpu_seconds"]) for e in counted]
 
 
 def test_fork_bomb_ends_as_an_agent_failure_and_leaves_the_host_healthy(run_agent, docker_client) -> None:
