@@ -144,6 +144,7 @@ TELLS = {
     "scorer_files": os.path.exists("/opt/sbx/scorer"),
     "stdout_file": not os.isatty(1) and os.path.isfile(f"/proc/self/fd/1"),
     "no_git": not os.path.exists(".git") and not os.path.exists("/usr/bin/git"),
+    "model_path": os.path.exists("/run/sbx/model.sock"),   # a run without a model endpoint has none
 }
 HEAVY = any(TELLS.values())
 '''
