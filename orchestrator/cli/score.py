@@ -112,7 +112,7 @@ def format_result(r: Any, what: str) -> str:
 def _rescore(args: argparse.Namespace) -> int:
     from orchestrator.failures import UnscorableArtifact
     from orchestrator.ledger import ScoreResult
-    from orchestrator.run.evaluate import delivered_code, scorer_image
+    from orchestrator.run.evaluate import closed_model_path, delivered_code, scorer_image
     from orchestrator.scoring import score_repo
     from orchestrator.scoring.rescore import Progress, rescore
     from orchestrator.study.export import study_id_of
@@ -130,6 +130,7 @@ def _rescore(args: argparse.Namespace) -> int:
         if not run_ids:
             raise ConfigError("rescore: name runs with --run RUN_ID (repeatable) or --study S")
         runs = {r: ledger.get_run(r) for r in run_ids}
+        models = {r: closed_model_path(ledger, r) for r in run_ids}  # read here: workers do not use the ledger
         committed: dict[str, Path | UnscorableArtifact] = {}
 
         def artifact_dir(run_id: str) -> Path:
@@ -162,7 +163,7 @@ def _rescore(args: argparse.Namespace) -> int:
                 return score_repo(client, folder, data_dir, args.data, image=image, options=options,
                                   run_id=run_id, mount_parent=where.mount_parent, target=task.target,
                                   positive=task.positive_label,
-                                  eval_line=task.contract.eval_line, train_py=train_py)
+                                  eval_line=task.contract.eval_line, train_py=train_py, model=models[run_id])
             finally:
                 client.close()
 

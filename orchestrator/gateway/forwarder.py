@@ -8,6 +8,7 @@ http://127.0.0.1:PORT with a dummy key.
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,12 @@ FORWARDER_SCRIPT = "/opt/sbx/sandbox/forwarder.py"
 PYTHON = ("/opt/sbx/venv/bin/python3", "-I", "-S")
 MODEL_SOCKET_DIR = "/run/sbx-model"
 DEFAULT_PORT = 4000
+
+
+def socket_owner() -> int | None:
+    """Whom a model socket belongs to: as root, the forwarder's user (mode 0600), so the agent cannot go
+    around the forwarder; otherwise nobody in particular (mode 0666)."""
+    return FORWARDER_UID if os.geteuid() == 0 else None
 
 
 def socket_in_sandbox(host_socket: Path) -> str:

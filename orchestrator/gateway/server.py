@@ -44,7 +44,7 @@ from orchestrator.gateway.sse import SSEParser
 from orchestrator.gateway.transcript import EventsRecord, TranscriptWriter, body_record, headers_record
 from orchestrator.gateway.usage import StreamUsage, Usage, from_body
 from orchestrator.log import get_logger
-from orchestrator.specs.endpoints import Endpoint, Price, RateCards, cost_usd
+from orchestrator.specs.endpoints import Endpoint, Price, RateCards, api_allows, cost_usd
 from orchestrator.specs.transcript import FORMAT_VERSION as VERSION
 
 log = get_logger(__name__)
@@ -261,11 +261,11 @@ class Gateway:
         run.in_flight += 1
         run.idle.clear()
         try:
-            raw, size = await _read_bounded(request, self.max_request_bytes)
+            raw, size = await read_bounded(request, self.max_request_bytes)
             body_record(raw, rec["request"])
             if size > len(raw):
                 rec["request"]["truncated"] = size
-            refusal = self._refusal(run, request, size) or _unmetered(run.endpoint.api, raw)
+            refusal = self._refusal(run, request, size) or unmetered(run.endpoint.api, raw)
             if refusal is not None:
                 return await self._refuse(run, request, rec, refusal)
             run.totals.forwarded += 1
@@ -288,12 +288,9 @@ class Gateway:
     def _refusal(self, run: _Run, request: web.Request, size: int) -> Refusal | None:
         if run.closing:
             return Refusal("closing", "sbx: this run's model socket is closing", 503, "request")
-        if request.method != "POST":
-            return Refusal("method", f"sbx: method {request.method[:16]} is not allowed", 405, "request")
-        if not run.endpoint.allows(request.path):
-            return Refusal("path", f"sbx: path {request.path[:200]} is not a {run.endpoint.api} endpoint", 404, "request")
-        if size > self.max_request_bytes:
-            return Refusal("body", f"sbx: request body over {self.max_request_bytes} bytes", 413, "request")
+        refusal = request_refusal(run.endpoint.api, request, size, self.max_request_bytes)
+        if refusal is not None:
+            return refusal
         t = run.totals
         return limits_mod.check(run.limits, calls=t.forwarded, in_flight=run.in_flight - 1, usage=t.usage,
                                 cost=t.cost_usd)
@@ -490,7 +487,19 @@ class Gateway:
             log.error("gateway.event_callback_failed", run_id=run.run_id, kind=kind, error=str(exc)[:200])
 
 
-def _unmetered(api: str, raw: bytes) -> Refusal | None:
+def request_refusal(api: str, request: web.Request, size: int, max_request_bytes: int) -> Refusal | None:
+    """The refusal of a call that is never forwarded whatever the run's limits: a method other than POST, a
+    path outside the API (the key is never used on other paths), a body over the size limit."""
+    if request.method != "POST":
+        return Refusal("method", f"sbx: method {request.method[:16]} is not allowed", 405, "request")
+    if not api_allows(api, request.path):
+        return Refusal("path", f"sbx: path {request.path[:200]} is not a {api} endpoint", 404, "request")
+    if size > max_request_bytes:
+        return Refusal("body", f"sbx: request body over {max_request_bytes} bytes", 413, "request")
+    return None
+
+
+def unmetered(api: str, raw: bytes) -> Refusal | None:
     """Calls whose usage the gateway would not see are refused (the bytes are never rewritten): a streamed
     Chat Completions call that does not ask for usage, and a Responses call run in the background (its
     result and usage arrive on later GETs, which are never forwarded)."""
@@ -522,7 +531,7 @@ def _usage_dict(usage: Usage | None) -> dict[str, int] | None:
     return None if usage is None else usage.as_dict()
 
 
-async def _read_bounded(request: web.Request, limit: int) -> tuple[bytes, int]:
+async def read_bounded(request: web.Request, limit: int) -> tuple[bytes, int]:
     """Up to `limit` bytes of the body and the bytes read; reading stops once the body is over the limit (the
     call is then refused and its connection closed, so an endless body ties up nothing)."""
     chunks, size = [], 0

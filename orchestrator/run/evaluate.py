@@ -9,7 +9,8 @@ read or scored is the artifact's doing (a file where a folder is expected, a nam
 `delivered` for ever.
 
 The scorer meets what the run's experiments met (scoring/container.py): the run's own sandbox image, its
-cores, cpuset, memory and pids, the next experiment's number, and a CPU limit of what one experiment of the
+cores, cpuset, memory and pids, the next experiment's number, the run's model path (closed: it refuses
+every call, `closed_model_path`) when it had a model endpoint, and a CPU limit of what one experiment of the
 budget may use (`scoring.options.budget_limits`).
 """
 
@@ -21,6 +22,9 @@ import docker
 import docker.errors
 
 from orchestrator.failures import SbxError, UnscorableArtifact
+from orchestrator.gateway.closed import ClosedRun
+from orchestrator.gateway.limits import ModelLimits
+from orchestrator.gateway.usage import Usage
 from orchestrator.home import Home
 from orchestrator.images import resolve_image
 from orchestrator.ledger import Ledger, RunOutcome, RunState, ScoreResult
@@ -62,6 +66,22 @@ def scorer_image(client: docker.DockerClient, run_image: str | None,
     return scorer_image_for(client, task) if isinstance(task, TaskSpec) else str(resolve_image(client, "scorer").id)
 
 
+def closed_model_path(ledger: Ledger, run_id: str) -> ClosedRun | None:
+    """The model path the scorer of this run serves, closed: what the run's gateway would answer its next
+    call (its wire API; the first spent limit of those it opened with, at its final totals). None when the
+    run had no model endpoint (no `model_usage` row): its experiments had no model path, nor has its scorer."""
+    usage = ledger.model_usage(run_id)
+    if usage is None:
+        return None
+    opened = ledger.events(run_id, "model.opened")
+    given = opened[0].detail.get("limits", {}) if opened else {}
+    limits = ModelLimits(calls=given.get("calls"), tokens=given.get("tokens"), cost_usd=given.get("cost_usd"))
+    tokens = Usage(input=usage.input_tokens, cached_input=usage.cached_input_tokens,
+                   cache_write=usage.cache_write_tokens, output=usage.output_tokens, reasoning=usage.reasoning_tokens)
+    return ClosedRun.spent(usage.api, limits, forwarded=usage.calls - usage.refused, usage=tokens,
+                           cost=usage.cost_usd or 0.0)
+
+
 def scoring_options(ctx: RunContext, main: bool) -> ScoreOptions:
     """The run's scoring options with the scorer's limits taken from its budget. Datasets after the main
     one skip the evaluation rows and the batch check's large and fresh contexts (the main one has them)."""
@@ -93,7 +113,8 @@ def score_dataset(ctx: RunContext, dataset: str) -> ScoreResult:
                             options=scoring_options(ctx, main), run_id=ctx.run_id, target=req.task.target,
                             positive=req.task.positive_label, eval_line=req.task.contract.eval_line,
                             train_py=committed, experiment=n,
-                            experiments_left=max(0, req.budget.experiments - (record.experiments_counted or 0)))
+                            experiments_left=max(0, req.budget.experiments - (record.experiments_counted or 0)),
+                            model=closed_model_path(ctx.ledger, ctx.run_id))
     except UnscorableArtifact as exc:
         result = ScoreResult(dataset=dataset, status="unscorable", reason=exc.reason, detail=clean(exc.detail) or None)
     except SbxError:

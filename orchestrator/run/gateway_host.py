@@ -16,7 +16,6 @@ endpoint health a study reads to stop launching runs on an endpoint that keeps r
 from __future__ import annotations
 
 import datetime as dt
-import os
 import queue
 import shutil
 import tempfile
@@ -88,10 +87,8 @@ class GatewayHost:
         self.ratecards = ratecards
         self.endpoints_file, self.ratecards_dir = endpoints_file, ratecards_dir
         self._socket_root = Path(tempfile.mkdtemp(prefix="sbx-gateway-"))
-        # as root, each run's socket belongs to the forwarder's user (0600): the agent cannot go around it
-        owner = forwarder.FORWARDER_UID if os.geteuid() == 0 else None
         self._thread = GatewayThread(Gateway(self.endpoints, socket_root=self._socket_root, ratecards=ratecards,
-                                             on_event=self._on_event, socket_owner=owner,
+                                             on_event=self._on_event, socket_owner=forwarder.socket_owner(),
                                              health_threshold=health_threshold))
         self._sinks: dict[str, EventSink] = {}
         self._events: queue.Queue[tuple[str, str, dict[str, Any]] | threading.Event] = queue.Queue()

@@ -6,7 +6,9 @@ What the scored code meets, and what an experiment of the run met (`sandbox/dock
 `sandbox`; working folder `/workspace`; tmpfs `/tmp` and `/home/agent`; the read-only socket folder at
 `/run/sbx` with `gate.sock` (the CPU gate answers as the meter does) and `experiments.sock` (which refuses:
 the run is over); the container environment `HOME`, `SBX_RUN_ID` and the experiment's own `SBX_GATE_TOKEN`,
-`SBX_EXPERIMENT`, `HOME`; the process `/opt/sbx/venv/bin/python train.py` started by `docker exec`, its
+`SBX_EXPERIMENT`, `HOME`; for a run with a model endpoint, `model.sock` in that folder and the forwarder
+on the sandbox's loopback port in front of it, both refusing every call as the run's gateway refuses a call
+past its spent budget (gateway/closed.py: nothing reaches a model); the process `/opt/sbx/venv/bin/python train.py` started by `docker exec`, its
 output a pipe read by the host; the run's cores, cpuset, memory and pids. What differs is listed in
 docs/scoring.md (the workspace is a tmpfs of `work_mb` instead of a volume, so the scored code cannot fill
 the host's disk).
@@ -37,6 +39,9 @@ import docker
 import docker.errors
 
 from orchestrator.failures import CgroupError, ScorerError
+from orchestrator.gateway import forwarder
+from orchestrator.gateway.closed import ClosedGateway, ClosedRun
+from orchestrator.gateway.server import SOCKET_NAME as MODEL_SOCKET
 from orchestrator.log import get_logger
 from orchestrator.sandbox.cgroups import CgroupNode
 from orchestrator.sandbox.container import Box, ContainerSpec, Mount, create_box, engine_errors
@@ -217,10 +222,13 @@ class ScorerContainer:
 
     def __init__(self, client: docker.DockerClient, image: str, sock_dir: Path, options: ScoreOptions, *,
                  run_id: str | None, dataset: str, env_run_id: str, experiment: int = 1,
-                 experiments_left: int = 0, role: str = "main") -> None:
+                 experiments_left: int = 0, role: str = "main", model: ClosedRun | None = None) -> None:
         self.client, self.image, self.sock_dir, self.options = client, image, sock_dir, options
         self.run_id, self.dataset, self.role = run_id, dataset, role
         self.env_run_id, self.experiment, self.experiments_left = env_run_id, experiment, experiments_left
+        #: the run's model path, closed (a run with a model endpoint); None: the run had none, nor has this
+        self.model = model
+        self._model_server: ClosedGateway | None = None
         safe = re.sub(r"[^a-zA-Z0-9_.-]", "-", run_id or "adhoc")[:40]
         self.name = f"sbx-score-{safe}-{uuid.uuid4().hex[:8]}"
         self.box: Box | None = None
@@ -271,9 +279,14 @@ class ScorerContainer:
         self._servers = [_OneLineServer(self.sock_dir / GATE_SOCKET, _gate_answer, "sbx-score-gate"),
                          _OneLineServer(self.sock_dir / EXPERIMENT_SOCKET, _experiments_answer(self.experiments_left),
                                         "sbx-score-experiments")]
+        if self.model is not None:
+            self._model_server = ClosedGateway(self.sock_dir / MODEL_SOCKET, self.model).start()
         self._listen()
         self.box = create_box(self.client, self.spec(cpus))
         self.box.start()
+        if self._model_server is not None:  # as the run's sandbox starts it, before any agent code
+            forwarder.start(self.box.container, self._model_server.path, port=forwarder.DEFAULT_PORT,
+                            inside=f"{SOCK_MOUNT}/{MODEL_SOCKET}")
         with engine_errors("putting the scorer's runner in place"):
             res = self.box.container.exec_run(["timeout", "-s", "KILL", "20", "cp", f"{SOCK_MOUNT}/{RUNNER_FILE}",
                                                f"{WORKSPACE}/train.py"], user="agent", workdir=WORKSPACE)
@@ -364,6 +377,9 @@ class ScorerContainer:
         for server in self._servers:
             server.close()
         self._servers = []
+        if self._model_server is not None:
+            self._model_server.close()
+            self._model_server = None
         if self.box is not None:
             self.box.remove()
             self.box = None

@@ -23,6 +23,7 @@ import docker
 import numpy as np
 
 from orchestrator.failures import ScorerError, UnscorableArtifact
+from orchestrator.gateway.closed import ClosedRun
 from orchestrator.ledger.scores import ScoreResult
 from orchestrator.log import get_logger
 from orchestrator.scoring import protocol
@@ -104,18 +105,20 @@ class _Scoring:
     eval_line: str
     experiment: int
     experiments_left: int
+    model: ClosedRun | None
 
 
 def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, dataset: str = "holdout", *,
                image: str, mount_parent: Path | None = None, options: ScoreOptions | None = None,
                run_id: str | None = None, target: str = "dep_delayed_15min", positive: str = "Y",
                eval_line: str = r"Eval AUC:\s*([0-9]*\.?[0-9]+)", train_py: Path | None = None,
-               experiment: int = 1, experiments_left: int = 0) -> ScoreResult:
+               experiment: int = 1, experiments_left: int = 0, model: ClosedRun | None = None) -> ScoreResult:
     """Score the train.py in `repo_dir` (a repo folder or a train.py) on `dataset` of the prepared `data_dir`.
 
     `train_py` is the train.py that counts when it is not the folder's (a run's committed version). The
     scorer meets what the run's next experiment would: `SBX_RUN_ID` is `run_id` (an id of the same shape
-    outside a run), `SBX_EXPERIMENT` is `experiment`, `experiments.sock` says `experiments_left`.
+    outside a run), `SBX_EXPERIMENT` is `experiment`, `experiments.sock` says `experiments_left`, and a run
+    that had a model endpoint has its model path, closed: `model` (gateway/closed.py; None: no model path).
 
     Whatever the scored code does comes back as a ScoreResult (`scored`, or `unscorable` with a reason of
     REASONS). Raises only for our side: DataError (prepared data), InfraError/ScorerError (engine, scorer)."""
@@ -144,7 +147,7 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
                         n_train=space.layout.n_train if options.large_contexts else 0,
                         large_contexts=options.large_contexts)
     job = _Scoring(client, image, options, mount_parent, run_id, run_id or adhoc_run_id(), dataset, space,
-                   selection, selection.tar(files), eval_line, experiment, experiments_left)
+                   selection, selection.tar(files), eval_line, experiment, experiments_left, model)
     timer = _Timer()
     try:
         first = _score_in_container(job, plan, timer, role="main")
@@ -205,7 +208,8 @@ def _score_in_container(job: _Scoring, plan: BatchPlan, timer: _Timer, role: str
         sock_dir.chmod(0o755)
         with ScorerContainer(job.client, job.image, sock_dir, _phase_limits(job.options, plan, job.space),
                              run_id=job.run_id, dataset=job.dataset, env_run_id=job.env_run_id,
-                             experiment=job.experiment, experiments_left=job.experiments_left, role=role) as box:
+                             experiment=job.experiment, experiments_left=job.experiments_left, role=role,
+                             model=job.model) as box:
             try:
                 answers = _drive(box, job, plan, timer)
             except (_Died, UnscorableArtifact) as exc:

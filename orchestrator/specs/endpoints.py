@@ -45,6 +45,11 @@ API_PATHS: dict[str, tuple[str, ...]] = {
 _MAX_KEY_FILE = 64 * 1024
 
 
+def api_allows(api: str, path: str) -> bool:
+    """Whether the gateway forwards a call on `path` (its query aside) for the wire API `api`."""
+    return path.split("?", 1)[0] in API_PATHS[api]
+
+
 class Endpoint(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -107,7 +112,7 @@ class Endpoint(BaseModel):
         return None
 
     def allows(self, path: str) -> bool:
-        return path.split("?", 1)[0] in API_PATHS[self.api]
+        return api_allows(self.api, path)
 
 
 class EndpointsFile(BaseModel):

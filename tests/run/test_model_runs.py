@@ -4,6 +4,7 @@ refusing; the gateway's limits are the budget's."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from orchestrator.home import Home
 from orchestrator.ledger import Ledger
 from orchestrator.model import Fault
 from orchestrator.run import RunLifecycle, RunRequest
+from orchestrator.run.record import full_record
 from orchestrator.specs import load_task
 from orchestrator.specs.budget import Budget
 from tests.run.conftest import HOSTILE_BUDGET
@@ -21,12 +23,14 @@ from tests.run.standin_setup import MODEL, standin_gateway
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 AGENT = Path(__file__).parent / "agents" / "model_once.py"
+ATTACKS = Path(__file__).parent / "attacks" / "round2.py"
 
 
 def _request(data: Path, **changes) -> RunRequest:
     budget = Budget(**{**HOSTILE_BUDGET, **changes.pop("budget", {})})
-    return RunRequest(task=load_task("flight-delays"), budget=budget, agent=command_agent(AGENT), data_dir=data,
-                      model=MODEL, endpoint="standin-chat", datasets=(), **changes)
+    changes = {"agent": command_agent(AGENT), "datasets": (), **changes}
+    return RunRequest(task=load_task("flight-delays"), budget=budget, data_dir=data, model=MODEL,
+                      endpoint="standin-chat", **changes)
 
 
 def test_a_run_that_ends_on_provider_errors_is_infra_and_the_endpoint_refuses(
@@ -91,3 +95,36 @@ def test_sbx_run_refuses_a_cli_agent_without_a_usable_endpoint(built_images, tmp
         usage = [ledger.model_usage(r.run_id) for r in runs]
     # each attempt was planned, then cancelled before anything started; none talked to a model
     assert [r.status for r in runs] == ["cancelled"] * 3 and usage == [None] * 3
+
+
+def test_the_scorer_of_a_model_run_meets_its_model_path_closed(
+        docker_client, built_images, home: Home, tmp_path: Path, small_flight_data: Path) -> None:
+    """train.py probes the model path (socket, direct connect, a call on the forwarder's port) in its
+    experiment and writes what it saw; the scorer's retraining fails if it sees anything else. The one call
+    the budget allows is the agent's: the experiment's probe is refused by the run's gateway, the scorer's by
+    its closed model path, and neither reaches the model."""
+    with standin_gateway(tmp_path / "model") as setup, Ledger(home.ledger_path) as ledger:
+        budget = {"cpu_seconds": 60, "hard_stop_cpu_seconds": 120, "experiment_timeout_s": 30, "memory_mb": 2048,
+                  "wall_clock_minutes": 5, "model_calls": 1}
+        req = _request(small_flight_data, agent=command_agent(ATTACKS), agent_options={"attack": "scorer_detect_model"},
+                       budget=budget, datasets=("holdout",))
+        lifecycle = RunLifecycle(home, ledger, docker_client, gateway=setup.host)
+        run_id = lifecycle.plan(req)
+        lifecycle.run(req, run_id)
+        record = full_record(ledger, run_id)
+        usage = ledger.model_usage(run_id)
+        calls = setup.calls(run_id)
+    assert record["status"] == "audited", record["failure_reason"]
+    (exp,) = [x for x in record["experiments"] if x["status"] == "ok"]
+    score = record["scores"]["holdout"]
+    assert score["status"] == "scored" and score["fresh_check"] == "agreed"   # both containers saw the same
+    assert score["eval_score_reported"] == exp["eval_score"]
+    seen = json.loads((home.delivered_dir(run_id) / "workspace" / "probe.json").read_text())
+    assert seen["socket"] == [True, "0o600", 990] and seen["direct"] == "PermissionError"
+    assert seen["port"][0] == "HTTP/1.1 429 Too Many Requests"
+    assert json.loads(seen["port"][-1])["error"] == {
+        "message": "sbx: this run's model_calls limit (1) is spent", "type": "insufficient_quota", "param": None,
+        "code": "insufficient_quota"}
+    # the model saw the agent's one call; the gateway the agent's and the experiment's (refused): nothing more
+    assert len(calls) == 1
+    assert usage is not None and (usage.calls, usage.ok, usage.refused) == (2, 1, 1)

@@ -106,7 +106,7 @@ def test_a_batch_statistic_in_a_helper_module_is_audited_there(attack) -> None:
 
 
 def test_the_scorer_looks_like_an_experiment_to_train_py(attack, noop) -> None:
-    r = attack("scorer_detect")   # trains 10x harder when any of 12 tells says "scorer"
+    r = attack("scorer_detect")   # trains 10x harder when any of 13 tells says "scorer"
     assert r["status"] == "audited"
     (exp,) = [x for x in r["experiments"] if x["status"] == "ok"]
     # nothing told them apart: the scorer retrained exactly what the experiment trained
