@@ -1,6 +1,6 @@
 """Gateway overhead per model call, against calling the stand-in directly; and 64 concurrent streaming runs.
 
-    python benchmarks/bench_gateway.py [--calls 400] [--runs 64] [--calls-per-run 5]
+    python benchmarks/bench_gateway.py [--calls 400] [--runs 64] [--calls-per-run 5] [--flood 5000]
 
 Three processes, so neither side's work is timed as the other's: the stand-in (`sbx model serve`, TCP on
 loopback), the gateway (a child of this script, one unix socket per run, stand-in as its upstream), and this
@@ -12,7 +12,9 @@ in front of the gateway, i.e. the whole path an agent's call takes.
 Prints p50 and p99 of time-to-first-byte and total time for each path, the gateway's added milliseconds
 and the ratios (targets: p50 added < 2 ms, p99 added < 10 ms). Then 64 runs, each streaming calls on its
 own socket at the same time: every call must succeed and the gateway's usage totals must equal the
-stand-in's own log exactly, per run.
+stand-in's own log exactly, per run. And a flood: calls at a run whose limit is spent, 32 at a time, with the
+gateway's CPU per refused call beside the flooding client's (the host's cost of a flood, as a ratio to
+what the agent spends making it; an agent's Python is metered, so a flood costs it budget too).
 """
 
 from __future__ import annotations
@@ -109,12 +111,13 @@ async def _gateway_child(upstream: str, tmp: Path) -> None:
     opened: list[str] = []
     while line := (await reader.readline()).decode().strip():
         cmd, _, arg = line.partition(" ")
-        if cmd == "open":
+        if cmd in ("open", "open-spent"):  # open-spent: runs whose model_calls limit is spent (all refused)
             socks = {}
+            limits = ModelLimits(calls=0 if cmd == "open-spent" else None, in_flight=64)
             for i in range(int(arg)):
                 run = f"run-{len(opened)}"
                 opened.append(run)
-                socks[run] = str(await gw.open_run(run, "standin", "m", ModelLimits(in_flight=64),
+                socks[run] = str(await gw.open_run(run, "standin", "m", limits,
                                                    tmp / "transcripts" / f"{run}.jsonl.gz"))
             print(json.dumps(socks), flush=True)
         elif cmd == "cpu":
@@ -173,11 +176,33 @@ async def concurrent(socks: dict[str, str], calls_per_run: int) -> dict[str, int
     return {"calls": done, "errors": errors, "seconds": time.perf_counter() - start}
 
 
+async def flood(sock: str, calls: int, width: int = 32) -> dict[str, float]:
+    """`calls` agent-sized requests, `width` at a time, at a run whose limit is spent: what an agent that
+    floods the gateway makes the host do. Returns this (the flooding) process's CPU and the refusals."""
+    payload = json.dumps(_body(False, 3)).encode()
+    refused = 0
+    queue = iter(range(calls))
+
+    async def worker(session: aiohttp.ClientSession) -> None:
+        nonlocal refused
+        for _ in queue:
+            async with session.post("http://sbx/v1/chat/completions", data=payload,
+                                    headers={"content-type": "application/json"}) as r:
+                await r.read()
+                refused += r.status >= 400
+
+    cpu0, start = time.process_time(), time.perf_counter()
+    async with aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=sock, limit=width)) as s:
+        await asyncio.gather(*(worker(s) for _ in range(width)))
+    return {"cpu": time.process_time() - cpu0, "seconds": time.perf_counter() - start, "refused": refused}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=400)
     ap.add_argument("--runs", type=int, default=64)
     ap.add_argument("--calls-per-run", type=int, default=5)
+    ap.add_argument("--flood", type=int, default=5000, help="calls of the flood at a spent limit")
     ap.add_argument("--gateway-child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.gateway_child:
@@ -220,6 +245,16 @@ def main() -> int:
             print(f"\nCPU per call, independent of load: gateway {(cpu1 - cpu0) / via_gateway * 1e3:.2f} ms "
                   f"(the stand-in itself: {(stand1 - stand0) / (via_gateway * 3 / 2) * 1e3:.2f} ms)")
             child.ask("close")
+            # a flood at a spent limit: the host's CPU per refused call against the flooding client's
+            spent = next(iter(child.ask("open-spent 1").values()))
+            cpu0 = child.ask("cpu")
+            flooded = asyncio.run(flood(spent, args.flood))
+            gateway_cpu = child.ask("cpu") - cpu0
+            child.ask("close")
+            print(f"\nflood of {args.flood} calls (32 at a time) at a spent model_calls limit: {flooded['refused']:.0f} "
+                  f"refused in {flooded['seconds']:.1f} s; gateway CPU {gateway_cpu / args.flood * 1e3:.2f} ms per call, "
+                  f"the flooding client's {flooded['cpu'] / args.flood * 1e3:.2f} ms (aiohttp): host/agent CPU ratio "
+                  f"{gateway_cpu / flooded['cpu']:.2f}")
             (tmp / "standin.jsonl").write_text("")  # the concurrency check compares this part of the log only
             socks = child.ask(f"open {args.runs}")
             result = asyncio.run(concurrent(socks, args.calls_per_run))
