@@ -28,7 +28,15 @@ from orchestrator.ledger import Ledger
 from orchestrator.run import RunRequest
 from orchestrator.run.record import full_record
 from orchestrator.specs import load_budget, load_task
-from tests.run.standin_setup import ENDPOINT_OF_API, MODEL, REAL_KEY, expected_cost, short_flight_delays, standin_gateway, truth
+from tests.run.standin_setup import (
+    ENDPOINT_OF_API,
+    MODEL,
+    REAL_KEY,
+    expected_cost,
+    short_flight_delays,
+    standin_gateway,
+    truth,
+)
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
