@@ -61,9 +61,8 @@ def task_environment(task: TaskSpec | TestsTaskSpec) -> PythonEnvironment | None
 def sandbox_python_of(task: TaskSpec | TestsTaskSpec) -> str | None:
     """The Python (major.minor) of the sandbox `task`'s runs use when it has its own (an environment's);
     None: the standard sandbox (CPython 3.11). Known from the spec, before any image exists."""
-    if isinstance(task, TestsTaskSpec):
-        return task.environment.python if isinstance(task.environment, PythonEnvironment) else None
-    return task.python_env.python if task.python_env is not None else None
+    env = task.environment if isinstance(task, TestsTaskSpec) else task.python_env
+    return env.python if isinstance(env, PythonEnvironment) else None
 
 
 def _lock(digest: str) -> threading.Lock:

@@ -150,7 +150,8 @@ def resolve_agent_image(client, name: str, sandbox_id: str, agents_dir: Path):
 
 def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_tag: str, agents_dir: Path,
                        cache: Path, force: bool = False) -> list[AgentImage]:
-    """Fetch (when needed) and build the image of each agent in `names` from the sandbox image `sandbox_tag`."""
+    """Fetch (when needed) and build the image of each agent in `names` from the sandbox image `sandbox_tag`.
+    A pip agent on a sandbox of another Python than its closure's is a ConfigError before anything is fetched."""
     import docker.errors
 
     sandbox_id = client.images.get(sandbox_tag).id
