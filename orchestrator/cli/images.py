@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     import docker
 
     from orchestrator.images.agents.build import AgentImage
+    from orchestrator.specs.task import TaskSpec, TestsTaskSpec
     from orchestrator.tasks.environment import BuiltEnvImage
 
 
@@ -50,14 +51,22 @@ def _build(args: argparse.Namespace) -> int:
     from orchestrator import engine, paths
     from orchestrator.cli.common import home
     from orchestrator.images.build import build_images
+    from orchestrator.specs.task import load_any_task
 
-    if args.agents:  # unknown names fail before anything is built
+    tasks = [load_any_task(name) for name in args.tasks]  # every name is checked before anything is built
+    if args.agents:  # unknown names, and agents that cannot install on a task's sandbox, fail before any build
         from orchestrator.agents.adapters import get_adapter
+        from orchestrator.images.agents.build import require_closure_fits
+        from orchestrator.run.images import sandbox_python_of
 
         for name in args.agents:
-            get_adapter(name)
+            adapter = get_adapter(name)
+            for task in tasks:
+                python = sandbox_python_of(task)
+                if python is not None:
+                    require_closure_fits(adapter, python, f"the sandbox of task {task.name}")
     client = engine.client()
-    task_images, standard = _task_images(client, args.tasks, force=args.force) if args.tasks else ([], True)
+    task_images, standard = _task_images(client, tasks, force=args.force) if tasks else ([], True)
     # agents go on the standard sandbox only when a run would use it: no --task, or a task without its own
     # sandbox; `--task T --agents NAME` for a tests task builds nothing standard (its runs never use it)
     targets = tuple(args.targets)
@@ -106,13 +115,13 @@ def _build(args: argparse.Namespace) -> int:
 TaskImages = list[tuple[str, str, "BuiltEnvImage"]]
 
 
-def _task_images(client: docker.DockerClient, names: list[str], force: bool) -> tuple[TaskImages, bool]:
+def _task_images(client: docker.DockerClient, tasks: list[TaskSpec | TestsTaskSpec],
+                 force: bool) -> tuple[TaskImages, bool]:
     """The images runs of these tasks use (run/images.py `task_images`), as (task, target, image), each
     environment once however many tasks share it; and whether one of them needs the standard images."""
     from orchestrator.run.images import task_images
-    from orchestrator.specs.task import TaskSpec, load_any_task
+    from orchestrator.specs.task import TaskSpec
 
-    tasks = [load_any_task(name) for name in names]  # every name is checked before anything is built
     out: TaskImages = []
     shared: set[str] = set()
     standard = False

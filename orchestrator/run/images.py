@@ -58,6 +58,13 @@ def task_environment(task: TaskSpec | TestsTaskSpec) -> PythonEnvironment | None
     return task.python_env if isinstance(task, TaskSpec) else None
 
 
+def sandbox_python_of(task: TaskSpec | TestsTaskSpec) -> str | None:
+    """The Python (major.minor) of the sandbox `task`'s runs use when it has its own (an environment's);
+    None: the standard sandbox (CPython 3.11). Known from the spec, before any image exists."""
+    env = task.environment if isinstance(task, TestsTaskSpec) else task.python_env
+    return env.python if isinstance(env, PythonEnvironment) else None
+
+
 def _lock(digest: str) -> threading.Lock:
     with _LOCKS_GUARD:
         return _BUILD_LOCKS.setdefault(digest, threading.Lock())

@@ -285,6 +285,31 @@ def test_images_build_takes_agent_names_and_refuses_unknown_ones_before_building
     assert "unknown agent CLI 'claude'; known: claude-code, codex, mini-swe-agent, opencode, pi" in capsys.readouterr().err
 
 
+def test_a_pip_agent_on_a_sandbox_of_another_python_is_a_config_error_before_any_build(monkeypatch, capsys) -> None:
+    """mini-swe-agent's wheel closure is CPython 3.11 (cp311 wheels): on flight-delays-reference's sandbox
+    (Python 3.13) it cannot install, and `sbx images build` says so before the engine is asked for anything,
+    not as pip's "No matching distribution" deep in the image build. pi (npm) fits any Python."""
+    from orchestrator import cli, engine
+    from orchestrator.failures import ConfigError
+    from orchestrator.images.agents.fetch import PIP_CLOSURE_PYTHON
+
+    assert PIP_CLOSURE_PYTHON == "3.11"
+    with pytest.raises(ConfigError, match=r"Python is 3\.13\.5, but mini-swe-agent's wheel closure .* CPython 3\.11 only"):
+        agent_build.require_closure_fits(get_adapter("mini-swe-agent"), "3.13.5", "sbx-env-sandbox:x")
+    agent_build.require_closure_fits(get_adapter("mini-swe-agent"), "3.11.2", "sbx-sandbox:x")
+    agent_build.require_closure_fits(get_adapter("pi"), "3.13", "sbx-env-sandbox:x")
+
+    def no_engine():
+        raise AssertionError("the engine must not be asked for before the agents are checked against the tasks")
+
+    monkeypatch.setattr(engine, "client", no_engine)
+    assert cli.main(["images", "build", "--task", "flight-delays-reference", "--agents", "pi", "mini-swe-agent"]) == 2
+    err = capsys.readouterr().err
+    assert ("mini-swe-agent cannot be built on the sandbox of task flight-delays-reference: its Python is 3.13, but "
+            "mini-swe-agent's wheel closure (images/agents/agents.lock) is for CPython 3.11 only") in err
+    assert "Traceback" not in err
+
+
 @pytest.mark.docker
 def test_mini_swe_agent_runs_in_the_metered_py_cgroup_under_the_real_meter(agent_image, docker_client) -> None:
     """In a real sandbox (DockerSandbox) with the host's Meter answering, mini-swe-agent's own interpreter

@@ -17,9 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.agents.adapters import Adapter, NpmInstall, get_adapter
-from orchestrator.failures import ImageError, ImageNotBuilt
-from orchestrator.images.agents.fetch import Closure, ensure_npm_closure, ensure_pip_closure, ensure_toolchain
+from orchestrator.agents.adapters import Adapter, NpmInstall, PipInstall, get_adapter
+from orchestrator.failures import ConfigError, ImageError, ImageNotBuilt
+from orchestrator.images.agents.fetch import (
+    PIP_CLOSURE_PYTHON,
+    Closure,
+    ensure_npm_closure,
+    ensure_pip_closure,
+    ensure_toolchain,
+)
 from orchestrator.images.agents.lock import NODE_PACKAGE, TOOLCHAIN, LockLine, lock_line, read_lock
 from orchestrator.log import get_logger, timed
 
@@ -98,6 +104,32 @@ def _fetch(adapter: Adapter, lines: dict[str, LockLine], agents_dir: Path, cache
     return ensure_pip_closure(adapter, line, cache, lock_path), {}
 
 
+def require_closure_fits(adapter: Adapter, python: str, sandbox: str) -> None:
+    """A pip agent's wheels are CPython PIP_CLOSURE_PYTHON builds, so on a sandbox with another Python (an
+    environment of Python 3.13) they cannot install: a ConfigError saying so before anything is fetched or
+    built, rather than pip's "No matching distribution" deep in the image build. npm agents fit any sandbox."""
+    if not isinstance(adapter.install, PipInstall) or ".".join(python.split(".")[:2]) == PIP_CLOSURE_PYTHON:
+        return
+    raise ConfigError(f"{adapter.name} cannot be built on {sandbox}: its Python is {python}, but {adapter.name}'s "
+                      f"wheel closure (images/agents/agents.lock) is for CPython {PIP_CLOSURE_PYTHON} only; run it on "
+                      f"a task whose sandbox has Python {PIP_CLOSURE_PYTHON}, or use an npm agent (pi, claude-code, "
+                      "codex, opencode), which fits any sandbox")
+
+
+def _recorded_versions(client, tag: str) -> str:
+    """/opt/sbx/versions.txt of an image: what it recorded of its Python and packages (first line `Python X.Y.Z`)."""
+    return client.containers.run(tag, ["/opt/sbx/versions.txt"], entrypoint=["cat"], remove=True,
+                                 network_mode="none", user="agent").decode()
+
+
+def sandbox_python(client, sandbox_tag: str) -> str:
+    """The Python version (X.Y.Z) of a sandbox image, from its versions.txt."""
+    first = _recorded_versions(client, sandbox_tag).partition("\n")[0].split()
+    if len(first) != 2 or first[0] != "Python":
+        raise ImageError(f"{sandbox_tag}: /opt/sbx/versions.txt does not start with `Python X.Y.Z`: {' '.join(first)!r}")
+    return first[1]
+
+
 def resolve_agent_image(client, name: str, sandbox_id: str, agents_dir: Path):
     """The built image of agent `name` for the current inputs, or ImageNotBuilt (a config error: the run
     stays planned) saying how to build it."""
@@ -118,13 +150,19 @@ def resolve_agent_image(client, name: str, sandbox_id: str, agents_dir: Path):
 
 def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_tag: str, agents_dir: Path,
                        cache: Path, force: bool = False) -> list[AgentImage]:
-    """Fetch (when needed) and build the image of each agent in `names` from the sandbox image `sandbox_tag`."""
+    """Fetch (when needed) and build the image of each agent in `names` from the sandbox image `sandbox_tag`.
+    A pip agent on a sandbox of another Python than its closure's is a ConfigError before anything is fetched."""
     import docker.errors
 
     sandbox_id = client.images.get(sandbox_tag).id
+    adapters = [get_adapter(name) for name in names]
+    if any(isinstance(a.install, PipInstall) for a in adapters):  # every agent fits before any is built
+        python = sandbox_python(client, sandbox_tag)
+        for adapter in adapters:
+            require_closure_fits(adapter, python, sandbox_tag)
     results = []
-    for name in names:
-        adapter = get_adapter(name)
+    for adapter in adapters:
+        name = adapter.name
         lines = _lines_for(adapter, agents_dir)
         fetch_s = 0.0
         closure = None
@@ -144,8 +182,7 @@ def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_ta
             start = time.monotonic()
             image = _build(client, adapter, m, closure, toolchain, tag, sandbox_tag, agents_dir, cache)
             built, build_s = True, time.monotonic() - start
-        versions = client.containers.run(tag, ["/opt/sbx/versions.txt"], entrypoint=["cat"], remove=True,
-                                         network_mode="none", user="agent").decode()
+        versions = _recorded_versions(client, tag)
         results.append(AgentImage(
             name=name, version=adapter.version, tag=tag, image_id=image.id, size_bytes=image.attrs["Size"],
             built=built, fetch_seconds=fetch_s, build_seconds=build_s,

@@ -37,6 +37,10 @@ from orchestrator.log import get_logger, timed
 
 log = get_logger(__name__)
 
+#: the CPython (major.minor) every pip agent's wheel closure is resolved for: the standard sandbox's (Debian
+#: bookworm). Its binary wheels carry this ABI only, so they install on no other Python (build.py checks first)
+PIP_CLOSURE_PYTHON = "3.11"
+
 
 @dataclass(frozen=True)
 class Closure:
@@ -202,11 +206,12 @@ def _wheel_files(wheels: Mapping[str, str], store: Path) -> dict[str, Path] | No
 
 def _download_wheels(requirements: tuple[str, ...], line: LockLine, cache: Path, *, deps: bool,
                      what: str) -> tuple[dict[str, str], Path]:
-    """pip download (manylinux, CPython 3.11, binary only) into a temporary folder of the cache; returns
-    file -> sha256 and the folder (the caller moves the files into the store once the digest is checked)."""
+    """pip download (manylinux, CPython PIP_CLOSURE_PYTHON, binary only) into a temporary folder of the cache;
+    returns file -> sha256 and the folder (the caller moves the files into the store once the digest is checked)."""
     work = Path(tempfile.mkdtemp(dir=cache, prefix="wheels-"))
+    abi = "cp" + PIP_CLOSURE_PYTHON.replace(".", "")
     cmd = [sys.executable, "-m", "pip", "download", "--disable-pip-version-check", "--only-binary=:all:",
-           "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311", "--abi", "abi3",
+           "--python-version", PIP_CLOSURE_PYTHON, "--implementation", "cp", "--abi", abi, "--abi", "abi3",
            "--abi", "none", "--dest", str(work)]
     for platform in (*_PLATFORMS, "any"):
         cmd += ["--platform", platform]
