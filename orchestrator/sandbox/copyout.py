@@ -16,6 +16,7 @@ import json
 import re
 import shutil
 import tarfile
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
@@ -39,6 +40,7 @@ COPIER_SOURCE = (Path(__file__).with_name("copier.py")).read_text()
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _TRAIN_MEMBER = re.compile(r"^git/train/([0-9a-f]{64})\.py$")
 _SUMMARY_MAX = 16 * MiB
+_LOG_TAIL = 64 * 1024  # of the copier's log, kept to report why it failed
 
 
 @dataclass(frozen=True)
@@ -203,20 +205,39 @@ def _copier_spec(image: str, volume_name: str, limits: CopyLimits, run_id: str, 
 
 
 def _wait_ready(box: Box, deadline: float) -> None:
-    pause = 0.05
-    while True:
-        out = box.logs()
-        for line in out.splitlines():
-            if line == "READY":
-                return
-            if line.startswith("FAILED"):
-                raise CopyOutError(f"the copier failed: {line[7:][:500]}")
-        if box.status() in ("exited", "dead"):
-            raise CopyOutError(f"the copier exited before it was ready: {out[-500:]}")
-        if time.monotonic() > deadline:
-            raise CopyOutTimeout("the copier was not ready within the copy-out time limit")
-        time.sleep(pause)
-        pause = min(pause * 1.5, 0.5)
+    """Follow the copier's log until it says READY or FAILED: a reader thread takes the engine's stream, so
+    readiness is seen as it is printed (no polling past it) and the time limit holds however the stream
+    behaves (past it the stream is closed under the reader)."""
+    stream = box.container.logs(stdout=True, stderr=True, stream=True, follow=True)
+    outcome: list[bytes | BaseException] = []
+
+    def read() -> None:
+        tail = b""
+        try:
+            for chunk in stream:
+                tail = (tail + chunk)[-_LOG_TAIL:]
+                for line in tail.split(b"\n")[:-1]:
+                    if line == b"READY" or line.startswith(b"FAILED"):
+                        outcome.append(line)
+                        return
+            outcome.append(b"EXITED " + tail)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread, which raises it
+            outcome.append(exc)
+
+    reader = threading.Thread(target=read, name="sbx-copier-log", daemon=True)
+    reader.start()
+    reader.join(max(0.0, deadline - time.monotonic()))
+    seen = list(outcome)  # before the close: closing makes a blocked reader fail
+    _close_stream(stream)
+    if not seen:
+        raise CopyOutTimeout("the copier was not ready within the copy-out time limit")
+    line = seen[0]
+    if isinstance(line, BaseException):
+        raise line
+    if line.startswith(b"FAILED"):
+        raise CopyOutError(f"the copier failed: {line[7:][:500].decode('utf-8', 'replace')}")
+    if line != b"READY":
+        raise CopyOutError(f"the copier exited before it was ready: {line[7:][-500:].decode('utf-8', 'replace')}")
 
 
 class _Routes:

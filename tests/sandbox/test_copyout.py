@@ -216,3 +216,35 @@ def test_missing_volume_and_timeout_are_infra_errors(docker_client, sandbox_imag
     assert not (tmp_path / "b").exists()
     with pytest.raises(docker.errors.NotFound):
         docker_client.volumes.get("sbx-test-no-such-volume")
+
+
+@pytest.mark.parametrize(("script", "outcome"), [
+    ("sleep 0.3; echo noise; echo READY; sleep 30", None),
+    ("echo 'FAILED OSError: disk'; sleep 30", "the copier failed: OSError: disk"),
+    ("echo half; exit 3", "exited before it was ready: half"),
+    ("sleep 30", "timeout"),
+])
+def test_wait_ready_follows_the_log(docker_client, sandbox_image, script: str, outcome: str | None) -> None:
+    """READY is seen as it is printed (not a poll later); FAILED and an early exit say why; the limit holds."""
+    from orchestrator.sandbox.container import ContainerSpec, create_box
+    from orchestrator.sandbox.copyout import _wait_ready
+
+    box = create_box(docker_client, ContainerSpec(kind="copier", image=sandbox_image, command=["sh", "-c", script],
+                                                  user="1000:1000", run_id="test-copyout", keep_log=True,
+                                                  labels=LABELS, deadline_s=60))
+    try:
+        box.start()
+        start = time.monotonic()
+        if outcome is None:
+            _wait_ready(box, start + 20)
+            assert time.monotonic() - start < 0.3 + 0.2
+        elif outcome == "timeout":
+            with pytest.raises(CopyOutTimeout):
+                _wait_ready(box, start + 0.5)
+            assert time.monotonic() - start < 0.5 + 0.3
+        else:
+            with pytest.raises(CopyOutError, match=outcome):
+                _wait_ready(box, start + 20)
+            assert time.monotonic() - start < 5
+    finally:
+        box.remove()
