@@ -25,7 +25,8 @@ class Reading(Generic[T]):
 
 class Probe(Generic[T]):
     """Calls `read()` in a daemon thread, again `spacing(value)` seconds after each reading ends (at least
-    `interval_s`); `latest()` is the last reading. An exception in `read` is logged and retried."""
+    `interval_s`), or as soon as `nudge()` is called; `latest()` is the last reading, and `fresh` is set
+    after each one (for a waiter to react at once). An exception in `read` is logged and retried."""
 
     def __init__(self, name: str, read: Callable[[], T], interval_s: float,
                  spacing: Callable[[T], float] | None = None) -> None:
@@ -33,7 +34,9 @@ class Probe(Generic[T]):
         self.spacing = spacing or (lambda _v: interval_s)
         self.started = 0.0
         self._latest: Reading[T] | None = None
+        self.fresh = threading.Event()
         self._stop = threading.Event()
+        self._wake = threading.Event()
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
@@ -47,10 +50,12 @@ class Probe(Generic[T]):
             try:
                 value = self.read()
                 self._latest = Reading(value, time.monotonic())
+                self.fresh.set()
                 wait = max(self.interval_s, self.spacing(value))
             except Exception as exc:  # noqa: BLE001 - a failed reading is only a missing fact
                 log.warning("probe.failed", probe=self.name, error=f"{type(exc).__name__}: {exc}"[:300])
-            self._stop.wait(wait)
+            self._wake.wait(wait)
+            self._wake.clear()
 
     def latest(self) -> Reading[T] | None:
         return self._latest
@@ -60,9 +65,14 @@ class Probe(Generic[T]):
         last = self._latest
         return now - (last.at if last is not None else self.started)
 
+    def nudge(self) -> None:
+        """Read now (after a reading in progress), not at the next interval: a sign the fact changed."""
+        self._wake.set()
+
     def stop(self) -> None:
         """Stop asking; a reading in progress is left to end on its own (the thread is a daemon)."""
         self._stop.set()
+        self._wake.set()
 
 
 __all__ = ["Probe", "Reading"]

@@ -222,11 +222,20 @@ class SandboxPhase:
         state = Probe("agent", lambda: agent.state(strict=True), _POLL_S)
         disk = Probe("disk", lambda: tree.disk_usage(max_entries=_DISK_MAX_ENTRIES, time_limit_s=_DISK_WALK_S),
                      _DISK_EVERY_S, spacing=lambda u: min(_DISK_MAX_SPACING_S, 20 * u.seconds))
+        agent.on_output_end = state.nudge  # the stream's end is the usual sign the agent exited: ask now
         state.start()
         disk.start()
         try:
+            next_at = time.monotonic() + _POLL_S
             while True:
-                time.sleep(_POLL_S)
+                # a reading that the agent ended is acted on at once; the other facts keep their pace (the
+                # watchdog's activity rule compares CPU between checks _POLL_S apart)
+                state.fresh.wait(max(0.0, next_at - time.monotonic()))
+                state.fresh.clear()
+                seen = state.latest()
+                if (seen is None or seen.value[0]) and time.monotonic() < next_at:
+                    continue
+                next_at = time.monotonic() + _POLL_S
                 now = time.monotonic()
                 if self.cancel.is_set():
                     raise Interrupted(why="the run was cancelled (its study is stopping)")

@@ -149,6 +149,8 @@ class ContainerProcess:
         self._thread: threading.Thread | None = None
         self._seen = 0
         self.started = 0.0
+        #: called once the output stream ends (usually: the process exited), from the reader thread
+        self.on_output_end: Callable[[], None] | None = None
 
     def start(self, strict: bool = False) -> None:
         """Start the process: streamed into the sink by a reader thread, or detached when there is no sink.
@@ -174,6 +176,8 @@ class ContainerProcess:
                 chunks = exec_stream(self.box.client, self.exec_id, stdout_only=self.stdout_only)
             for chunk in chunks:
                 self.sink.write(chunk)
+        if self.on_output_end is not None:
+            self.on_output_end()
 
     def follow(self, limit_s: float, *, grace_s: float, poll_s: float = 0.2) -> tuple[bool, bool]:
         """Wait for the output stream to end; returns (timed_out, held_open).
