@@ -27,7 +27,7 @@ from orchestrator.run.config import tree_sha256
 from orchestrator.run.context import RunContext
 from orchestrator.run.watchdog import OUTCOME, Stop
 from orchestrator.sandbox.container import LABEL_KIND, LABEL_OWNER, LABEL_RUN, LABEL_STUDY, engine_errors, owner_label
-from orchestrator.sandbox.copyout import CopyLimits, CopyOutResult, copy_out_workspace
+from orchestrator.sandbox.copyout import CopierAhead, CopyLimits, CopyOutResult, copy_out_workspace
 
 log = get_logger(__name__)
 
@@ -58,12 +58,13 @@ def control_copy(ctx: RunContext, image: str, limits: CopyLimits) -> float:
                 time.sleep(0.3)
 
 
-def _copy(ctx: RunContext, volume_name: str, image: str) -> CopyOutResult | None:
+def _copy(ctx: RunContext, volume_name: str, image: str, ahead: CopierAhead | None) -> CopyOutResult | None:
     """The copy-out, or None when it failed because of the workspace (the run is then failed/agent)."""
     req = ctx.request
     try:
         return copy_out_workspace(ctx.client, volume_name, ctx.home.delivered_dir(ctx.run_id), image=image,
-                                  limits=req.copy_limits, run_id=ctx.run_id, study_id=req.study_id or "")
+                                  limits=req.copy_limits, run_id=ctx.run_id, study_id=req.study_id or "",
+                                  ahead=ahead)
     except CopyOutError as exc:
         reason = "copyout_timeout" if isinstance(exc, CopyOutTimeout) else "copyout_failed"
         log.warning("run.copyout_failed", run_id=ctx.run_id, reason=reason, error=str(exc)[:500])
@@ -81,9 +82,10 @@ def _copy(ctx: RunContext, volume_name: str, image: str) -> CopyOutResult | None
         return None
 
 
-def deliver(ctx: RunContext, volume_name: str, image: str, stop: Stop) -> None:
+def deliver(ctx: RunContext, volume_name: str, image: str, stop: Stop, ahead: CopierAhead | None = None) -> None:
+    """Copy out (with `ahead`, the copier started while the sandbox stopped), store, and move the run on."""
     req, store = ctx.request, ctx.store
-    result = _copy(ctx, volume_name, image)
+    result = _copy(ctx, volume_name, image, ahead)
     if result is None:
         return
     versions = {commit: store.put_file(result.train_path(sha)) for commit, sha in result.train_versions.items()

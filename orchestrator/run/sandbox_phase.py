@@ -24,6 +24,7 @@ from orchestrator.run.context import RunContext
 from orchestrator.run.deliver import deliver
 from orchestrator.run.probes import Probe
 from orchestrator.run.watchdog import Stop, StopReason, Watchdog
+from orchestrator.sandbox.copyout import CopierAhead
 from orchestrator.sandbox.docker import HOME, SOCK_MOUNT, DockerSandbox, SandboxSpec
 from orchestrator.sandbox.events import BoundedEvents
 from orchestrator.sandbox.experiments import EXPERIMENT_SOCKET, ExperimentRecord, ExperimentService
@@ -117,6 +118,7 @@ class SandboxPhase:
         meter: Meter | None = None
         service: ExperimentService | None = None
         started: list[Attachment] = []
+        copier: CopierAhead | None = None
         events = BoundedEvents(ctx.event)  # a flood of one kind of event is counted, not written row by row
         try:
             with ctx.step("sandbox"):
@@ -165,6 +167,10 @@ class SandboxPhase:
             with ctx.step("final_readings"):
                 # Final readings only under pause; then nothing more may enter or stay in `py`.
                 paused = box.pause()
+                # the copier starts meanwhile (most of a copy-out's time); it reads nothing before its go,
+                # which comes once the sandbox is stopped (sandbox/copyout.py)
+                copier = CopierAhead(ctx.client, sandbox.volume_name, image=self.image, limits=req.copy_limits,
+                                     run_id=ctx.run_id, study_id=req.study_id or "")
                 metered_s, total_s = meter.final_reading()
                 meter.close_gate()
                 if service is not None:
@@ -197,8 +203,10 @@ class SandboxPhase:
             if self.cancel.is_set():  # the attempt is lost anyway (failed/infra): no copy-out
                 raise Interrupted(why="the run was cancelled (its study is stopping)")
             with ctx.step("copy_out"):
-                deliver(ctx, sandbox.volume_name, self.image, stop)
+                deliver(ctx, sandbox.volume_name, self.image, stop, copier)
         finally:
+            if copier is not None:
+                copier.discard()
             for attachment in started:
                 attachment.stop()
             if service is not None:

@@ -15,7 +15,10 @@ Output (one tar at config["out"], PAX format):
     git/repo.bundle         `git bundle create --all`, unreachable commits kept as refs/sbx/unreachable/*
     workspace/...           the working tree without .git: regular files and directories only
     summary.json            what was kept, skipped and why; the git facts (last member)
-Then it prints READY (or FAILED <reason>) on stdout and sleeps so the host can read the tmpfs.
+With config["go_s"], it first prints WAITING and reads nothing until the host's go (SIGHUP, which the
+container's init and `timeout` pass on; nothing in the sandbox can signal this container), so the host can
+start it while the sandbox is still being stopped. Then it prints READY (or FAILED <reason>) on stdout and
+sleeps so the host can read the tmpfs.
 """
 
 import collections
@@ -24,6 +27,7 @@ import io
 import json
 import os
 import re
+import signal
 import stat
 import subprocess
 import sys
@@ -513,8 +517,18 @@ def recover_git(cfg, out, summary, deadline):
     os.unlink(bundle)
 
 
+def wait_for_go(seconds):
+    """Block SIGHUP (it stays pending), say WAITING, then wait for it: True if it came in time."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGHUP})
+    print("WAITING", flush=True)
+    return signal.sigtimedwait({signal.SIGHUP}, seconds) is not None
+
+
 def main(argv):
     cfg = json.loads(argv[1])
+    if cfg.get("go_s") and not wait_for_go(cfg["go_s"]):
+        print("FAILED no go from the host in time", flush=True)
+        return 1
     deadline = time.monotonic() + cfg["work_s"]
     summary = Summary(cfg["max_listed"])
     out = Out(cfg["out"])

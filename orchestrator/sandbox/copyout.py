@@ -8,6 +8,8 @@ read-only root, pids and memory limits) mounts the volume read-only and runs the
 size-capped tmpfs; the host reads it with `cat` over exec, stops reading past a byte cap, and parses it
 strictly itself (`safetar`). Git never runs on the host over the agent's repository; in the copier it
 runs over a git directory of ours (see copier.py). Hostile content is skipped and reported, never raised.
+The copier reads nothing until the host's go (SIGHUP), given once no running container but the copier
+mounts the volume, so it can be started while the sandbox is still stopping (`CopierAhead`).
 """
 
 from __future__ import annotations
@@ -186,7 +188,7 @@ def _copier_config(limits: CopyLimits) -> dict[str, Any]:
         "max_total_bytes": limits.max_total_bytes, "max_git_bytes": limits.max_git_bytes,
         "max_commits": limits.max_commits, "max_objects": limits.max_objects,
         "max_listed": limits.max_listed_skips,
-        "work_s": limits.timeout_s * 0.7, "hold_s": limits.timeout_s,
+        "work_s": limits.timeout_s * 0.7, "hold_s": limits.timeout_s, "go_s": limits.timeout_s,
     }
 
 
@@ -200,14 +202,14 @@ def _copier_spec(image: str, volume_name: str, limits: CopyLimits, run_id: str, 
                "/tmp": f"size={limits.tmp_tmpfs_bytes},{tmpfs_opts}"},
         mounts=[Mount("/workspace", volume_name, type="volume", read_only=True, no_copy=True)],
         run_id=run_id, study_id=study_id, labels={"sbx.volume": volume_name}, keep_log=True,
-        deadline_s=limits.timeout_s + 60,
+        deadline_s=2 * limits.timeout_s + 60,  # the wait for the go, then the copy
     )
 
 
-def _wait_ready(box: Box, deadline: float) -> None:
-    """Follow the copier's log until it says READY or FAILED: a reader thread takes the engine's stream, so
-    readiness is seen as it is printed (no polling past it) and the time limit holds however the stream
-    behaves (past it the stream is closed under the reader)."""
+def _wait_for(box: Box, want: bytes, deadline: float) -> None:
+    """Follow the copier's log until it says `want` (WAITING, READY) or FAILED: a reader thread takes the
+    engine's stream, so the line is seen as it is printed (no polling past it) and the time limit holds
+    however the stream behaves (past it the stream is closed under the reader)."""
     stream = box.container.logs(stdout=True, stderr=True, stream=True, follow=True)
     outcome: list[bytes | BaseException] = []
 
@@ -217,7 +219,7 @@ def _wait_ready(box: Box, deadline: float) -> None:
             for chunk in stream:
                 tail = (tail + chunk)[-_LOG_TAIL:]
                 for line in tail.split(b"\n")[:-1]:
-                    if line == b"READY" or line.startswith(b"FAILED"):
+                    if line == want or line.startswith(b"FAILED"):
                         outcome.append(line)
                         return
             outcome.append(b"EXITED " + tail)
@@ -230,14 +232,15 @@ def _wait_ready(box: Box, deadline: float) -> None:
     seen = list(outcome)  # before the close: closing makes a blocked reader fail
     _close_stream(stream)
     if not seen:
-        raise CopyOutTimeout("the copier was not ready within the copy-out time limit")
+        raise CopyOutTimeout(f"the copier did not say {want.decode()} within the copy-out time limit")
     line = seen[0]
     if isinstance(line, BaseException):
         raise line
     if line.startswith(b"FAILED"):
         raise CopyOutError(f"the copier failed: {line[7:][:500].decode('utf-8', 'replace')}")
-    if line != b"READY":
-        raise CopyOutError(f"the copier exited before it was ready: {line[7:][-500:].decode('utf-8', 'replace')}")
+    if line != want:
+        raise CopyOutError(f"the copier exited before it said {want.decode()}: "
+                           f"{line[7:][-500:].decode('utf-8', 'replace')}")
 
 
 class _Routes:
@@ -366,17 +369,72 @@ def _discard(dest: Path, created: bool) -> None:
             child.unlink(missing_ok=True)
 
 
-def _check_volume(client: docker.DockerClient, volume_name: str) -> None:
+def _check_volume_exists(client: docker.DockerClient, volume_name: str) -> None:
+    """Before the copier is created: the engine would make a missing named volume on its mount."""
     try:
         client.volumes.get(volume_name)
     except docker.errors.NotFound:
         raise CopyOutError(f"no volume named {volume_name!r}") from None
+
+
+def _check_no_writer(client: docker.DockerClient, volume_name: str, copier_id: str) -> None:
+    """At the go: no running container but the copier (read-only) mounts the volume."""
     # sparse: no inspect per container, which races with containers removed meanwhile (404)
     listed = client.containers.list(sparse=True, filters={"volume": volume_name})
-    running = [(c.attrs.get("Names") or [c.id])[0].lstrip("/") for c in listed if c.status == "running"]
+    running = [(c.attrs.get("Names") or [c.id])[0].lstrip("/") for c in listed
+               if c.status == "running" and c.id != copier_id]
     if running:
         raise CopyOutError(f"volume {volume_name!r} is mounted by running container(s) {running}; "
                            "stop or pause them before copying out")
+
+
+def _start_copier(client: docker.DockerClient, volume_name: str, image: str, limits: CopyLimits, run_id: str,
+                  study_id: str) -> Box:
+    """The copier, started and WAITING: it has read nothing of the volume yet."""
+    _check_volume_exists(client, volume_name)
+    box = create_box(client, _copier_spec(image, volume_name, limits, run_id, study_id))
+    try:
+        box.start()
+        _wait_for(box, b"WAITING", time.monotonic() + limits.timeout_s)
+    except BaseException:
+        box.remove()
+        raise
+    return box
+
+
+class CopierAhead:
+    """A copier started in a thread while the sandbox is still being stopped (its start is most of a
+    copy-out's time); `copy_out_workspace(ahead=...)` gives the go once the volume has no writer."""
+
+    def __init__(self, client: docker.DockerClient, volume_name: str, *, image: str,
+                 limits: CopyLimits = CopyLimits(), run_id: str = "", study_id: str = "") -> None:
+        self.volume_name, self.limits = volume_name, limits
+        self._outcome: list[Box | BaseException] = []
+        self._thread = threading.Thread(target=self._start, name="sbx-copier-ahead", daemon=True,
+                                        args=(client, volume_name, image, limits, run_id, study_id))
+        self._thread.start()
+
+    def _start(self, *args: Any) -> None:
+        try:
+            self._outcome.append(_start_copier(*args))
+        except BaseException as exc:  # noqa: BLE001 - raised where the copy-out takes the copier
+            self._outcome.append(exc)
+
+    def take(self) -> Box:
+        """The started copier (the caller removes it), or what starting it raised."""
+        self._thread.join()
+        outcome = self._outcome.pop() if self._outcome else CopyOutError("the copier was taken twice")
+        if isinstance(outcome, BaseException):
+            raise outcome
+        return outcome
+
+    def discard(self) -> None:
+        """Remove the copier if nobody took it (the run ended before its copy-out). Idempotent."""
+        self._thread.join()
+        while self._outcome:
+            outcome = self._outcome.pop()
+            if isinstance(outcome, Box):
+                outcome.remove()
 
 
 def copy_out_workspace(
@@ -388,6 +446,7 @@ def copy_out_workspace(
     limits: CopyLimits = CopyLimits(),
     run_id: str = "",
     study_id: str = "",
+    ahead: CopierAhead | None = None,
 ) -> CopyOutResult:
     """Copy the workspace in `volume_name` into `dest_dir` (new or empty), with its git history.
 
@@ -395,6 +454,7 @@ def copy_out_workspace(
     workspace/ (the working tree, no .git), git/train/<sha256>.py, git/repo.bundle, summary.json (the
     copier's record) and copyout.json (this result). Engine and copier failures raise CopyOutError
     (CopyOutTimeout past `limits.timeout_s`); unsafe content never raises, it is listed in `skipped`.
+    `ahead`: a copier started earlier for this volume with the same limits (it is removed either way).
     """
     dest = Path(dest_dir)
     start = time.monotonic()
@@ -405,10 +465,11 @@ def copy_out_workspace(
     try:
         with timed(log, "copyout.run", volume=volume_name) as extra:
             try:
-                _check_volume(client, volume_name)
-                box = create_box(client, _copier_spec(image, volume_name, limits, run_id, study_id))
-                box.start()
-                _wait_ready(box, deadline)
+                box = (ahead.take() if ahead is not None
+                       else _start_copier(client, volume_name, image, limits, run_id, study_id))
+                _check_no_writer(client, volume_name, box.id)
+                box.container.kill(signal="SIGHUP")  # the go: the copier reads the volume from now on
+                _wait_for(box, b"READY", deadline)
                 extracted, bytes_read = _stream_copy(client, box, dest, limits, deadline)
             except docker.errors.ImageNotFound as exc:
                 raise ImageError(f"copier image {image!r} not found: {exc.explanation}") from None
@@ -429,6 +490,8 @@ def copy_out_workspace(
     finally:
         if box is not None:
             box.remove()
+        if ahead is not None:
+            ahead.discard()
         if not ok:
             _discard(dest, created)
 
@@ -474,4 +537,4 @@ def _result(dest: Path, extracted: safetar.Extracted, bytes_read: int, seconds: 
     )
 
 
-__all__ = ["CopyLimits", "CopyOutResult", "Skip", "copy_out_workspace"]
+__all__ = ["CopierAhead", "CopyLimits", "CopyOutResult", "Skip", "copy_out_workspace"]

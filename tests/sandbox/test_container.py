@@ -47,7 +47,7 @@ def test_every_kind_ends_by_itself_at_its_deadline() -> None:
         kwargs = spec.create_kwargs()
         assert kwargs["labels"][LABEL_DEADLINE] == str(int(spec.deadline_s))
         if kind == "copier":
-            assert kwargs["command"][:4] == ["timeout", "-s", "KILL", str(300 + 60)]
+            assert kwargs["command"][:4] == ["timeout", "-s", "KILL", str(2 * 300 + 60)]  # the go, then the copy
             assert kwargs["user"] == "1000:1000"
         else:
             assert kwargs["command"] == ["sleep", str(int(spec.deadline_s))] and kwargs["user"] == "0:0", kind

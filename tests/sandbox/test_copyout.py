@@ -16,7 +16,7 @@ import docker.errors
 import pytest
 
 from orchestrator.failures import CopyOutError, CopyOutTimeout
-from orchestrator.sandbox.copyout import CopyLimits, copy_out_workspace
+from orchestrator.sandbox.copyout import CopierAhead, CopyLimits, copy_out_workspace
 
 pytestmark = pytest.mark.docker
 LABELS = {"sbx.test": "copyout"}
@@ -221,13 +221,13 @@ def test_missing_volume_and_timeout_are_infra_errors(docker_client, sandbox_imag
 @pytest.mark.parametrize(("script", "outcome"), [
     ("sleep 0.3; echo noise; echo READY; sleep 30", None),
     ("echo 'FAILED OSError: disk'; sleep 30", "the copier failed: OSError: disk"),
-    ("echo half; exit 3", "exited before it was ready: half"),
+    ("sleep 0.5; echo half; exit 3", "exited before it said READY: half"),
     ("sleep 30", "timeout"),
 ])
 def test_wait_ready_follows_the_log(docker_client, sandbox_image, script: str, outcome: str | None) -> None:
     """READY is seen as it is printed (not a poll later); FAILED and an early exit say why; the limit holds."""
     from orchestrator.sandbox.container import ContainerSpec, create_box
-    from orchestrator.sandbox.copyout import _wait_ready
+    from orchestrator.sandbox.copyout import _wait_for
 
     box = create_box(docker_client, ContainerSpec(kind="copier", image=sandbox_image, command=["sh", "-c", script],
                                                   user="1000:1000", run_id="test-copyout", keep_log=True,
@@ -236,15 +236,40 @@ def test_wait_ready_follows_the_log(docker_client, sandbox_image, script: str, o
         box.start()
         start = time.monotonic()
         if outcome is None:
-            _wait_ready(box, start + 20)
+            _wait_for(box, b"READY", start + 20)
             assert time.monotonic() - start < 0.3 + 0.2
         elif outcome == "timeout":
             with pytest.raises(CopyOutTimeout):
-                _wait_ready(box, start + 0.5)
+                _wait_for(box, b"READY", start + 0.5)
             assert time.monotonic() - start < 0.5 + 0.3
         else:
             with pytest.raises(CopyOutError, match=outcome):
-                _wait_ready(box, start + 20)
+                _wait_for(box, b"READY", start + 20)
             assert time.monotonic() - start < 5
     finally:
         box.remove()
+
+
+def test_a_copier_started_ahead_reads_only_after_its_go(docker_client, sandbox_image, volume, tmp_path: Path) -> None:
+    """Started while a writer still runs, it waits: the go is refused while the writer runs, and what the
+    writer wrote after the copier started is what comes out once it has stopped."""
+    busy = docker_client.containers.run(sandbox_image, ["sleep", "60"], detach=True, network_mode="none",
+                                        volumes={volume: {"bind": "/workspace", "mode": "rw"}}, labels=LABELS)
+    try:
+        early = CopierAhead(docker_client, volume, image=sandbox_image, run_id="test-copyout")
+        with pytest.raises(CopyOutError, match="running"):
+            copy_out_workspace(docker_client, volume, tmp_path / "refused", image=sandbox_image, run_id="test-copyout",
+                               ahead=early)
+        assert no_copier_left(docker_client)
+        ahead = CopierAhead(docker_client, volume, image=sandbox_image, run_id="test-copyout")
+        time.sleep(1.0)  # started and waiting
+        fill(docker_client, sandbox_image, volume, commits_script())
+    finally:
+        busy.remove(force=True)
+    res = copy_out_workspace(docker_client, volume, tmp_path / "d", image=sandbox_image, run_id="test-copyout",
+                             ahead=ahead)
+    assert res.commits == 3 and (res.workspace_dir / "train.py").read_text() == VERSIONS[2]
+    assert no_copier_left(docker_client)
+    unused = CopierAhead(docker_client, volume, image=sandbox_image, run_id="test-copyout")
+    unused.discard()
+    assert no_copier_left(docker_client)
