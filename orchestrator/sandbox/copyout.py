@@ -54,7 +54,7 @@ class CopyLimits:
     max_total_bytes: int = 512 * MiB     # all working-tree file data
     max_git_bytes: int = 256 * MiB       # the bundle plus every train.py version
     max_commits: int = 10_000            # commit objects looked at
-    timeout_s: float = 300.0             # the whole copy-out, container start to last byte
+    timeout_s: float = 300.0             # the copier's start (to WAITING), and again the go to the last byte
     max_listed_skips: int = 1000         # skipped entries listed one by one (all are counted)
 
     def __post_init__(self) -> None:
@@ -458,7 +458,6 @@ def copy_out_workspace(
     """
     dest = Path(dest_dir)
     start = time.monotonic()
-    deadline = start + limits.timeout_s
     created = _prepare_dest(dest)
     box: Box | None = None
     ok = False
@@ -468,6 +467,9 @@ def copy_out_workspace(
                 box = (ahead.take() if ahead is not None
                        else _start_copier(client, volume_name, image, limits, run_id, study_id))
                 _check_no_writer(client, volume_name, box.id)
+                # the time limit runs from the go, whether the copier was started ahead or just now, so a
+                # run's copy and its control copy of an empty volume are held to the same limit
+                deadline = time.monotonic() + limits.timeout_s
                 box.container.kill(signal="SIGHUP")  # the go: the copier reads the volume from now on
                 _wait_for(box, b"READY", deadline)
                 extracted, bytes_read = _stream_copy(client, box, dest, limits, deadline)
