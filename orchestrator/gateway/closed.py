@@ -26,14 +26,11 @@ from aiohttp import web
 
 from orchestrator.gateway import forwarder
 from orchestrator.gateway.limits import ModelLimits, Refusal, check, error_response
-from orchestrator.gateway.server import read_bounded, request_refusal
+from orchestrator.gateway.server import MAX_REQUEST_BYTES, read_bounded, request_refusal
 from orchestrator.gateway.usage import Usage
 from orchestrator.log import get_logger
 
 log = get_logger(__name__)
-
-#: the gateway's default request size limit (server.Gateway.max_request_bytes)
-MAX_REQUEST_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)

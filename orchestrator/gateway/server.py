@@ -49,6 +49,9 @@ from orchestrator.specs.transcript import FORMAT_VERSION as VERSION
 
 log = get_logger(__name__)
 
+#: a call's body past this is refused (413) and its connection closed
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+
 EventCallback = Callable[[str, str, dict[str, Any]], Any]
 HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
                         "trailers", "transfer-encoding", "upgrade", "proxy-connection"})
@@ -123,7 +126,7 @@ class Gateway:
         socket_root: Path,
         ratecards: RateCards | None = None,
         on_event: EventCallback | None = None,
-        max_request_bytes: int = 32 * 1024 * 1024,
+        max_request_bytes: int = MAX_REQUEST_BYTES,
         max_response_bytes: int = 64 * 1024 * 1024,
         health_threshold: int = 3,
         socket_owner: int | None = None,
