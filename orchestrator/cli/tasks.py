@@ -1,5 +1,6 @@
-"""`sbx tasks`: coding tasks graded by hidden tests (docs/tasks.md): list, build from PyPI releases,
-verify, grade a delivered folder, build environment images, import Harbor tasks."""
+"""`sbx tasks`: coding tasks graded by hidden tests (docs/tasks.md): list (with what is cached), build
+(materialise the locked trees from their pinned sdists), make a new task from PyPI releases, verify, grade
+a delivered folder, build environment images, import Harbor tasks."""
 
 from __future__ import annotations
 
@@ -16,12 +17,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tasks", help="coding tasks graded by hidden tests: build, verify, grade, import")
     tsub = p.add_subparsers(dest="tasks_command", required=True, metavar="ACTION")
 
-    ls = tsub.add_parser("list", help="the `tests` tasks and their test counts")
+    ls = tsub.add_parser("list", help="the `tests` tasks, their test counts and whether their trees are cached")
     ls.add_argument("--json", action="store_true")
+    _common(ls)
     ls.set_defaults(handler=_list)
 
-    b = tsub.add_parser("build", help="make a task from a bug fixed between two PyPI releases of a library")
-    b.add_argument("names", nargs="*", metavar="NAME", help="build these tasks of --recipes (default: all)")
+    m = tsub.add_parser("build", help="materialise tasks' repo and hidden tests from their pinned sdists into "
+                        "the cache, checked by digest")
+    m.add_argument("names", nargs="*", metavar="TASK", help="task names or folders (default: every tests task)")
+    m.add_argument("--json", action="store_true")
+    _common(m)
+    m.set_defaults(handler=_materialise)
+
+    b = tsub.add_parser("make", help="make a task from a bug fixed between two PyPI releases of a library")
+    b.add_argument("names", nargs="*", metavar="NAME", help="make these tasks of --recipes (default: all)")
     b.add_argument("--recipes", type=Path, default=None, help="a recipes file (e.g. tasks/recipes.yaml)")
     b.add_argument("--library", help="PyPI project (one task from flags instead of --recipes)")
     b.add_argument("--before", help="the buggy release")
@@ -80,7 +89,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="tasks folder (default: the repository's tasks/)")
-    p.add_argument("--cache", type=Path, default=None, help="wheelhouses and sdists (default: <repo>/.cache)")
+    p.add_argument("--cache", type=Path, default=None,
+                   help="wheelhouses, sdists and task trees (default: $SBX_CACHE, else <repo>/.cache)")
 
 
 def _cache(args: argparse.Namespace) -> Path:
@@ -93,14 +103,20 @@ def _root(args: argparse.Namespace) -> Path:
     return getattr(args, "out", None) or paths.tasks_root()
 
 
-def tests_tasks(root: Path, names: list[str] | None = None) -> list[Any]:
-    """The `tests` tasks under root (all, or the named ones / folders), sorted by name."""
+def tests_tasks(root: Path, names: list[str] | None = None, cache: Path | None = None) -> list[Any]:
+    """The `tests` tasks under root (all, or the named ones / folders), sorted by name. With `cache`, each is
+    materialised there (its trees made when missing, checked by digest): ready to build images or grade."""
     from orchestrator.specs.task import load_tests_task, task_kind
 
     if names:
-        return [load_tests_task(n if Path(n).exists() or "/" in n else root / n) for n in names]
-    found = [p.parent for p in sorted(root.glob("*/task.yaml")) if task_kind(p) == "tests"]
-    return [load_tests_task(f) for f in found]
+        tasks = [load_tests_task(n if Path(n).exists() or "/" in n else root / n) for n in names]
+    else:
+        tasks = [load_tests_task(p.parent) for p in sorted(root.glob("*/task.yaml")) if task_kind(p) == "tests"]
+    if cache is None:
+        return tasks
+    from orchestrator.tasks.materialise import materialise
+
+    return [materialise(t, cache) for t in tasks]
 
 
 def _table(rows: list[dict[str, Any]]) -> str:
@@ -111,6 +127,16 @@ def _table(rows: list[dict[str, Any]]) -> str:
     lines = ["  ".join(str(k).ljust(widths[k]) for k in keys), "  ".join("-" * widths[k] for k in keys)]
     lines += ["  ".join(str(r[k]).ljust(widths[k]) for k in keys) for r in rows]
     return "\n".join(lines)
+
+
+def _trees(task: Any, cache: Path) -> str:
+    """Where a task's trees are: in its bundle, or their state in the cache (cached / missing / tampered)."""
+    from orchestrator.tasks.materialise import tree_state
+
+    if task.lock is None:
+        return "in bundle"
+    states = {tree_state(cache, task.lock.repo), tree_state(cache, task.lock.hidden)}
+    return next(s for s in ("tampered", "missing", "cached") if s in states)
 
 
 def _list(args: argparse.Namespace) -> int:
@@ -124,8 +150,34 @@ def _list(args: argparse.Namespace) -> int:
                      "versions": f"{t.source.before}->{t.source.after}" if t.source else "-",
                      "f2p": len(g.fail_to_pass) if isinstance(g, PytestGrader) else "-",
                      "p2p": len(g.pass_to_pass) if isinstance(g, PytestGrader) else "-",
-                     "environment": f"py{env.python} {env.digest()}" if env.type == "python" else "dockerfile"})
+                     "environment": f"py{env.python} {env.digest()}" if env.type == "python" else "dockerfile",
+                     "trees": _trees(t, _cache(args)),
+                     "repo": t.lock.repo.sha256[:12] if t.lock else "-"})
     print(json.dumps(rows, indent=1) if args.json else _table(rows))
+    return 0
+
+
+def _materialise(args: argparse.Namespace) -> int:
+    import time
+
+    from orchestrator.tasks.materialise import materialise
+
+    cache, rows = _cache(args), []
+    start = time.monotonic()
+    for task in tests_tasks(_root(args), args.names):
+        before = _trees(task, cache)
+        t0 = time.monotonic()
+        done = materialise(task, cache)
+        rows.append({"task": task.name, "was": before, "repo": str(done.repo_dir), "hidden": str(done.hidden_dir),
+                     "repo_sha256": task.lock.repo.sha256 if task.lock else "-",
+                     "hidden_sha256": task.lock.hidden.sha256 if task.lock else "-",
+                     "seconds": round(time.monotonic() - t0, 2)})
+    if args.json:
+        print(json.dumps(rows, indent=1))
+    else:
+        print(_table([{k: (v[:12] if k.endswith("sha256") else v) for k, v in r.items() if k not in ("repo", "hidden")}
+                      for r in rows]))
+        print(f"{len(rows)} tasks ready in {cache} ({time.monotonic() - start:.1f}s)")
     return 0
 
 
@@ -144,7 +196,7 @@ def _build(args: argparse.Namespace) -> int:
     else:
         missing = [f for f in ("library", "before", "after", "name", "instruction") if not getattr(args, f)]
         if missing or not args.tests:
-            raise ConfigError(f"give --recipes, or all of --library --before --after --name --instruction --tests "
+            raise ConfigError(f"sbx tasks make: give --recipes, or all of --library --before --after --name --instruction --tests "
                               f"(missing: {', '.join(missing + ([] if args.tests else ['tests']))})")
         try:
             requests = [BuildRequest(
@@ -154,7 +206,7 @@ def _build(args: argparse.Namespace) -> int:
                 python=args.python, pytest=args.pytest, test_deps=tuple(args.test_dep), pin_date=args.pin_date,
                 pytest_args=tuple(args.pytest_arg), paths=tuple(args.paths), drop=tuple(args.drop))]
         except ValueError as exc:
-            raise ConfigError(f"sbx tasks build: {exc}") from None
+            raise ConfigError(f"sbx tasks make: {exc}") from None
     client = engine.client()
     rows = []
     for req in requests:
@@ -175,7 +227,9 @@ def _build(args: argparse.Namespace) -> int:
         if not args.no_verify:
             from orchestrator.specs.task import load_tests_task
 
-            check = verify_task(client, load_tests_task(result.bundle), _cache(args))
+            from orchestrator.tasks.materialise import materialise
+
+            check = verify_task(client, materialise(load_tests_task(result.bundle), _cache(args)), _cache(args))
             row.update(verify=check.row()["verdict"], verify_s=round(check.seconds, 1))
         else:
             row.update(verify="OK")
@@ -190,7 +244,7 @@ def _verify(args: argparse.Namespace) -> int:
 
     client = engine.client()
     rows = []
-    for task in tests_tasks(_root(args), args.names):
+    for task in tests_tasks(_root(args), args.names, _cache(args)):
         check = verify_task(client, task, _cache(args), repeats=args.repeats)
         row = check.row()
         rows.append(row)
@@ -210,7 +264,7 @@ def _grade(args: argparse.Namespace) -> int:
     from orchestrator.tasks.environment import task_image
     from orchestrator.tasks.grade import grade
 
-    task = tests_tasks(_root(args), [args.task])[0]
+    task = tests_tasks(_root(args), [args.task], _cache(args))[0]
     if not args.delivered.is_dir():
         raise ConfigError(f"{args.delivered}: not a folder")
     client = engine.client()
@@ -245,7 +299,7 @@ def _env_build(args: argparse.Namespace) -> int:
         print(image_versions(client, img.tag))
         return 0
     seen: set[str] = set()
-    for task in tests_tasks(_root(args), args.names):
+    for task in tests_tasks(_root(args), args.names, _cache(args)):
         if isinstance(task.environment, PythonEnvironment) and task.environment.digest() not in seen:
             seen.add(task.environment.digest())
             img = env_image(client, task.environment, _cache(args), force=args.force)

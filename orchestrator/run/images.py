@@ -105,6 +105,9 @@ def task_images(client: docker.DockerClient, task: TaskSpec | TestsTaskSpec, cac
 
     cache = cache or default_cache()
     if isinstance(task, TestsTaskSpec):
+        from orchestrator.tasks.materialise import materialise
+
+        task = materialise(task, cache)  # its image installs the repo: made from the pinned sdist when missing
         images = {"task": task_image(client, task, cache, force=force)}
         if isinstance(task.environment, PythonEnvironment):
             images["sandbox"] = task_sandbox_image(client, task, cache, force=force)

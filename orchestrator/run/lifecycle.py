@@ -46,6 +46,7 @@ from orchestrator.run.model_attachment import ModelAttachment
 from orchestrator.run.model_plan import ModelPlan, prepare_model
 from orchestrator.run.request import RunRequest
 from orchestrator.run.sandbox_phase import Attachment, SandboxPhase
+from orchestrator.specs.task import TestsTaskSpec
 
 log = get_logger(__name__)
 
@@ -86,6 +87,17 @@ def prepare(ctx: RunContext, gateway: GatewayHost | None = None) -> Prepared:
     return prepared
 
 
+def materialised(req: RunRequest) -> RunRequest:
+    """`req` with a locked tests task's repo and hidden tests made (when missing) and checked by digest in
+    the task cache, before any step uses them; a mismatch is a DataError naming both digests and the run
+    stays where it was."""
+    if isinstance(req.task, TestsTaskSpec) and not req.task.materialised:
+        from orchestrator.tasks.materialise import materialise
+
+        return replace(req, task=materialise(req.task))
+    return req
+
+
 class RunLifecycle:
     """`gateway`: the host's model gateway, for runs that talk to a model (started by whoever drives runs)."""
 
@@ -111,6 +123,7 @@ class RunLifecycle:
 
     def run(self, req: RunRequest, run_id: str) -> RunRecord:
         """Take run `run_id` from its current state as far as it goes; returns its final record."""
+        req = materialised(req)
         ctx = RunContext(self.home, self.ledger, self.client, req, run_id)
         self._check_cancel()
         if self.ledger.get_run(run_id).status == RunState.PLANNED:

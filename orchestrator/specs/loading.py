@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -36,8 +37,9 @@ def _line_of(lines: dict[tuple, int], loc: tuple) -> int | None:
     return None
 
 
-def load_yaml_model(path: Path, model: type[M]) -> M:
-    """Parse `path` and validate it as `model`; any problem raises ConfigError naming the file and line."""
+def load_yaml_model(path: Path, model: type[M], update: Callable[[dict[str, Any]], None] | None = None) -> M:
+    """Parse `path` and validate it as `model`; any problem raises ConfigError naming the file and line.
+    `update` may add to the parsed mapping first (keys it adds have no line in the file)."""
     try:
         text = path.read_text()
     except OSError as exc:
@@ -50,6 +52,8 @@ def load_yaml_model(path: Path, model: type[M]) -> M:
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of keys at the top level, got {type(data).__name__}")
     lines = _key_lines(node) if node is not None else {}
+    if update is not None:
+        update(data)
     try:
         return model.model_validate(data)
     except ValidationError as exc:

@@ -312,8 +312,42 @@ class Source(BaseModel):
     notes: str = ""
 
 
+class SdistTree(BaseModel):
+    """A tree of the bundle made from one of the source's sdists (`orchestrator/tasks/materialise.py`): its
+    files, minus symlinks and bytecode, minus `drop` globs, or only the `select`ed files; `sha256` is the
+    digest of the tree made (`tree_digest`: every path, its executable bit and its bytes)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    sdist: Literal["before", "after"]
+    drop: tuple[str, ...] = ()
+    select: tuple[str, ...] = Field((), description="exactly these files (empty: every file not dropped)")
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    files: int = Field(ge=1, description="how many files the tree has")
+
+
+class TaskLock(BaseModel):
+    """How a task's repo and hidden tests are made from its pinned sdists (`source`), and their digests: the
+    trees are materialised on demand into a content-addressed cache, never committed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    repo: SdistTree
+    hidden: SdistTree
+
+
+class TestIds(BaseModel):
+    """tests.yaml beside a task.yaml: the grader's derived test ids (long lists, kept out of the spec file)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    fail_to_pass: tuple[str, ...] = Field(min_length=1)
+    pass_to_pass: tuple[str, ...] = ()
+
+
 class TestsTaskSpec(BaseModel):
-    """A coding task graded by tests the agent never sees."""
+    """A coding task graded by tests the agent never sees.
+
+    With a `lock`, its repo and hidden tests are not in the bundle: `orchestrator.tasks.materialise` makes them
+    from the pinned sdists into its cache, checks their digests, and returns the spec with `repo_dir` and
+    `hidden_dir` pointing there; before that, asking for either is a ConfigError naming `sbx tasks build`."""
 
     __test__ = False  # not a pytest test class, whatever its name
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -337,9 +371,15 @@ class TestsTaskSpec(BaseModel):
     limits: Limits = Limits()
     timeouts: Timeouts = Timeouts()
     source: Source | None = None
+    lock: TaskLock | None = None
+    #: the file beside task.yaml that holds the grader's fail_to_pass / pass_to_pass (TestIds)
+    test_ids: str | None = None
     root: Path = Field(default=Path("."), exclude=True)
+    #: where a locked task's trees were materialised and checked (set by orchestrator.tasks.materialise)
+    repo_path: Path | None = Field(default=None, exclude=True)
+    hidden_path: Path | None = Field(default=None, exclude=True)
 
-    @field_validator("repo", "instruction", "hidden_tests", "reference_patch", "solution")
+    @field_validator("repo", "instruction", "hidden_tests", "reference_patch", "solution", "test_ids")
     @classmethod
     def _inside(cls, v: str | None) -> str | None:
         return None if v is None else _relative(v, "path")
@@ -350,18 +390,33 @@ class TestsTaskSpec(BaseModel):
             raise ValueError("a script grader goes with a dockerfile environment, a pytest grader with a python one")
         if isinstance(self.environment, DockerfileEnvironment) and self.install != "none":
             raise ValueError("install: a dockerfile environment installs what it needs itself; use install: none")
+        if self.lock is not None and self.source is None:
+            raise ValueError("lock: its trees are made from the source's sdists; the task has no source")
         return self
 
     def path(self, rel: str) -> Path:
         return self.root / rel
 
     @property
+    def materialised(self) -> bool:
+        """Whether repo_dir and hidden_dir can be used (a task without a lock has its trees in the bundle)."""
+        return self.lock is None or (self.repo_path is not None and self.hidden_path is not None)
+
+    def _tree(self, which: str, path: Path | None, rel: str) -> Path:
+        if self.lock is None:
+            return self.root / rel
+        if path is None:
+            raise ConfigError(f"task {self.name}: its {which} is made from pinned sdists and has not been "
+                              f"materialised here; run `sbx tasks build {self.name}` (or materialise it first)")
+        return path
+
+    @property
     def repo_dir(self) -> Path:
-        return self.root / self.repo
+        return self._tree("repo", self.repo_path, self.repo)
 
     @property
     def hidden_dir(self) -> Path:
-        return self.root / self.hidden_tests
+        return self._tree("hidden tests", self.hidden_path, self.hidden_tests)
 
 
 def load_tests_task(name_or_path: str | Path) -> TestsTaskSpec:
@@ -370,10 +425,10 @@ def load_tests_task(name_or_path: str | Path) -> TestsTaskSpec:
     kind = task_kind(path)
     if kind not in (None, "tests"):
         raise ConfigError(f"{path}: kind: task {path.parent.name!r} is a {kind!r} task, not a 'tests' task")
-    spec = load_yaml_model(path, TestsTaskSpec)
+    spec = load_yaml_model(path, TestsTaskSpec, update=lambda data: _merge_test_ids(path, data))
     spec = spec.model_copy(update={"root": path.parent.resolve()})
     for key, rel in (("repo", spec.repo), ("hidden_tests", spec.hidden_tests)):
-        if not spec.path(rel).is_dir():
+        if spec.lock is None and not spec.path(rel).is_dir():
             raise ConfigError(f"{path}: {key}: {spec.path(rel)} is not a folder")
     for key, rel in (("instruction", spec.instruction), ("reference_patch", spec.reference_patch),
                      ("solution", spec.solution)):
@@ -384,6 +439,21 @@ def load_tests_task(name_or_path: str | Path) -> TestsTaskSpec:
         if not df.is_file():
             raise ConfigError(f"{path}: environment.dockerfile: {df} does not exist")
     return spec
+
+
+def _merge_test_ids(path: Path, data: dict) -> None:
+    """Put the ids of the file `test_ids:` names (tests.yaml) into the grader before validation."""
+    rel = data.get("test_ids")
+    if not isinstance(rel, str):
+        return
+    grader = data.get("grader")
+    if not isinstance(grader, dict):
+        return
+    both = sorted({"fail_to_pass", "pass_to_pass"} & set(grader))
+    if both:
+        raise ConfigError(f"{path}: grader: {', '.join(both)} is in {rel} (test_ids); not here too")
+    ids = load_yaml_model(path.parent / _relative(rel, "test_ids"), TestIds)
+    grader.update(fail_to_pass=list(ids.fail_to_pass), pass_to_pass=list(ids.pass_to_pass))
 
 
 def task_yaml(name_or_path: str | Path) -> Path:

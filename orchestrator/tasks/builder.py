@@ -4,7 +4,8 @@ Given the library, versions A (buggy) and B (fixed), the fix's source files (opt
 test files B changed for it, the builder:
 
 1. fetches both sdists from PyPI (sha256 checked) and unpacks them;
-2. writes the bundle: `repo/` = A's sdist (minus `drop` globs), `hidden/` = B's version of the test files,
+2. makes the trees: the repo = A's sdist (minus `drop` globs), the hidden tests = B's version of the test
+   files, and locks them by digest (materialise.py; they go to the cache, never into the bundle); writes
    `reference.patch` = the A->B diff of the fix files, `instruction.md` = the issue text;
 3. pins the environment: pytest and the test dependencies at their newest release before the pin date
    (pitfall: a current pytest refuses old suites' hooks), the build backend A's pyproject names, and the
@@ -14,12 +15,12 @@ test files B changed for it, the builder:
    pass_to_pass = passed on both. Tests that fail on both are left out (sibling fixes' tests); a test the
    patch breaks rejects the task. Every declared test name must match a derived fail_to_pass id; the
    fail_to_pass ids are run alone again (they must fail on A and pass with the patch);
-5. writes task.yaml. `sbx tasks verify` then checks the bundle end to end.
+5. writes task.yaml (spec, source, lock) and tests.yaml (the ids). `sbx tasks verify` then checks the
+   bundle end to end.
 """
 
 from __future__ import annotations
 
-import fnmatch
 import re
 import shutil
 import time
@@ -35,10 +36,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from orchestrator.failures import ConfigError
 from orchestrator.specs.task import (DEFAULT_PROTECTED, Limits, PytestGrader, PythonEnvironment, Source,
-                                     TestsTaskSpec, Timeouts)
+                                     TaskLock, TestsTaskSpec, Timeouts)
 from orchestrator.tasks import pypi
 from orchestrator.tasks.environment import resolve_pins, task_image
 from orchestrator.tasks.grade import SuiteRun, copy_tree, run_suite
+from orchestrator.tasks.materialise import lock_tree, make_tree, store_tree
 from orchestrator.tasks.patches import apply_patch, diff_stat, make_patch
 
 DEFAULT_COMMAND = ("python", "-I", "-m", "pytest", "-p", "no:cacheprovider")
@@ -168,23 +170,6 @@ def resolve_environment(req: BuildRequest, repo: Path, when: datetime, scratch: 
     return PythonEnvironment(python=req.python, packages=pins)
 
 
-def _dropped(rel: str, globs: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatch(rel, g) or rel.startswith(g.rstrip("/") + "/") for g in globs)
-
-
-def _copy_repo(src: Path, dest: Path, drop: tuple[str, ...]) -> None:
-    for path in sorted(src.rglob("*")):
-        rel = path.relative_to(src).as_posix()
-        if path.is_symlink() or _dropped(rel, drop) or "__pycache__" in path.parts:
-            continue
-        target = dest / rel
-        if path.is_dir():
-            target.mkdir(parents=True, exist_ok=True)
-        elif path.is_file():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(path, target)
-
-
 def _overlay(tree: Path, hidden: Path) -> None:
     for path in sorted(hidden.rglob("*")):
         if path.is_file():
@@ -202,13 +187,22 @@ def _protected(tests: tuple[str, ...]) -> tuple[str, ...]:
     return (*DEFAULT_PROTECTED, *extra)
 
 
-def _dump(path: Path, spec: TestsTaskSpec, header: str) -> None:
+TEST_IDS = "tests.yaml"
+
+
+def write_bundle_spec(bundle: Path, spec: TestsTaskSpec, header: str) -> None:
+    """task.yaml (the spec, its lock, no test ids) and tests.yaml (the derived ids) in `bundle`."""
+    assert isinstance(spec.grader, PytestGrader)
     data = spec.model_dump(mode="json", exclude={"root"}, exclude_defaults=False)
     # Keep the file readable: drop defaults that say nothing task-specific.
     for key, default in (("limits", Limits().model_dump()), ("timeouts", Timeouts().model_dump())):
         if data.get(key) == default:
             data.pop(key)
-    path.write_text(header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120))
+    ids = {k: data["grader"].pop(k) for k in ("fail_to_pass", "pass_to_pass")}
+    data["test_ids"] = TEST_IDS
+    (bundle / "task.yaml").write_text(header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120))
+    (bundle / TEST_IDS).write_text(f"# {spec.name}: derived by running the suites (task.yaml's header says how).\n"
+                                   + yaml.safe_dump(ids, sort_keys=False, allow_unicode=True, width=120))
 
 
 def build_task(client: Any, req: BuildRequest, out_root: Path, cache: Path, *, force: bool = False,
@@ -229,12 +223,14 @@ def build_task(client: Any, req: BuildRequest, out_root: Path, cache: Path, *, f
     say(f"sdists: {a_rel.filename} ({a_rel.uploaded:%Y-%m-%d}), {b_rel.filename} ({b_rel.uploaded:%Y-%m-%d})")
 
     bundle = work / "bundle"
-    _copy_repo(a_src, bundle / "repo", req.drop)
+    bundle.mkdir()
+    repo, hidden = work / "repo", work / "hidden"
+    make_tree(a_src, repo, req.drop)
     for rel in req.tests:
         if not (b_src / rel).is_file():
             raise ConfigError(f"--tests {rel}: not a file in {b_rel.filename}")
-        (bundle / "hidden" / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(b_src / rel, bundle / "hidden" / rel)
+    make_tree(b_src, hidden, select=req.tests)
+    lock = TaskLock(repo=lock_tree(repo, "before", drop=req.drop), hidden=lock_tree(hidden, "after", select=req.tests))
     if req.patch is not None:
         patch_text = req.patch
     else:
@@ -251,7 +247,7 @@ def build_task(client: Any, req: BuildRequest, out_root: Path, cache: Path, *, f
 
     start = time.monotonic()
     when = _pin_date(req, a_rel, b_rel)
-    env = resolve_environment(req, bundle / "repo", when, cache / "resolve" / req.name)
+    env = resolve_environment(req, repo, when, cache / "resolve" / req.name)
     seconds["resolve"] = round(time.monotonic() - start, 1)
     say(f"environment: Python {env.python}, {len(env.packages)} pins, pytest {env.packages.get('pytest')} "
         f"(tools as of {when:%Y-%m-%d})")
@@ -265,18 +261,18 @@ def build_task(client: Any, req: BuildRequest, out_root: Path, cache: Path, *, f
     spec = TestsTaskSpec(name=req.name, kind="tests", description=req.description, environment=env,
                          reference_patch="reference.patch", grader=grader, protected=_protected(req.tests),
                          install=req.install, limits=req.limits, timeouts=req.timeouts, source=source,
-                         root=bundle)  # type: ignore[arg-type]
+                         lock=lock, root=bundle, repo_path=repo, hidden_path=hidden)  # type: ignore[arg-type]
 
     start = time.monotonic()
     image = task_image(client, spec, cache)
     seconds["images"] = round(time.monotonic() - start, 1)
     say(f"images: {image.tag} ({'built' if image.built else 'cached'} in {image.seconds:.0f}s)")
 
-    tree_a = copy_tree(bundle / "repo", work / "tree-A")
-    _overlay(tree_a, bundle / "hidden")
-    tree_gold = copy_tree(bundle / "repo", work / "tree-gold")
+    tree_a = copy_tree(repo, work / "tree-A")
+    _overlay(tree_a, hidden)
+    tree_gold = copy_tree(repo, work / "tree-gold")
     apply_patch(tree_gold, patch_text)
-    _overlay(tree_gold, bundle / "hidden")
+    _overlay(tree_gold, hidden)
 
     start = time.monotonic()
     run_a = run_suite(client, image.tag, tree_a, grader, spec, label=f"build-{req.name}-A")
@@ -311,10 +307,12 @@ def build_task(client: Any, req: BuildRequest, out_root: Path, cache: Path, *, f
     final_spec = spec.model_copy(update={
         "grader": grader.model_copy(update={"fail_to_pass": tuple(f2p), "pass_to_pass": tuple(p2p)})})
     TestsTaskSpec.model_validate(final_spec.model_dump())
+    store_tree(repo, cache)    # the trees the lock names, in the cache under their digests
+    store_tree(hidden, cache)
     header = (f"# {req.library} {req.before} -> {req.after}: built by `sbx tasks build` (docs/tasks.md).\n"
               f"# fail_to_pass and pass_to_pass were derived by running the suite in grader containers on\n"
               f"# {req.before} with {req.after}'s tests, with and without the reference patch.\n")
-    _dump(bundle / "task.yaml", final_spec, header)
+    write_bundle_spec(bundle, final_spec, header)
     if final.exists():
         shutil.rmtree(final)
     final.parent.mkdir(parents=True, exist_ok=True)

@@ -57,8 +57,9 @@ class BuiltEnvImage:
 
 
 def default_cache() -> Path:
-    """Where wheelhouses and downloaded sdists are kept by default: <repo>/.cache (gitignored)."""
-    return paths.REPO_ROOT / ".cache"
+    """Where wheelhouses, downloaded sdists and materialised task trees are kept: $SBX_CACHE, else
+    <repo>/.cache (gitignored)."""
+    return Path(os.environ.get("SBX_CACHE") or paths.REPO_ROOT / ".cache")
 
 
 def _wheel_name_version(filename: str) -> tuple[str, str]:

@@ -107,6 +107,22 @@ def fetch(release: Release, cache: Path) -> Path:
     return dest
 
 
+def fetch_pinned(project: str, version: str, filename: str, sha256: str, cache: Path) -> Path:
+    """The sdist a lock pins, by its sha256: from cache/sdists/ when a file there has those bytes, else
+    downloaded (the index is asked for this exact version's file list only). The index offering other bytes
+    under that name is refused, naming both digests."""
+    dest = cache / "sdists" / filename
+    if dest.is_file() and _sha256(dest) == sha256:
+        return dest
+    release = sdist_release(project, version)
+    if release.filename != filename or release.sha256 != sha256:
+        from orchestrator.failures import DataError
+
+        raise DataError(f"{project} {version}: the index serves {release.filename} sha256:{release.sha256}, "
+                        f"the task pins {filename} sha256:{sha256}; refusing it")
+    return fetch(release, cache)
+
+
 def _sha256(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:

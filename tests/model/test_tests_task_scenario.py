@@ -15,7 +15,7 @@ from orchestrator.model import scenario_for_tests_task
 from orchestrator.model.conversation import Conversation, Tool
 from orchestrator.model.reply import decide
 from orchestrator.model.scenario import PATCH_END
-from orchestrator.specs.task import load_tests_task
+from tests.tasks.conftest import shipped
 
 TASK = "sqlparse-strip-comments-keeps-hints"
 
@@ -25,9 +25,9 @@ def _git(repo: Path, *args: str) -> str:
 
 
 def _repo(tmp_path: Path) -> Path:
-    task = load_tests_task(TASK)
+    task = shipped(TASK)
     repo = tmp_path / "workspace"
-    shutil.copytree(task.path(task.repo), repo)
+    shutil.copytree(task.repo_dir, repo)
     _git(repo, "init", "-q")
     _git(repo, "add", "-A")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "start")
@@ -35,7 +35,7 @@ def _repo(tmp_path: Path) -> Path:
 
 
 def test_the_fix_step_applies_the_reference_patch_and_commits_it(tmp_path: Path) -> None:
-    task = load_tests_task(TASK)
+    task = shipped(TASK)
     patch = oracle_payload(task)["text"]
     scenario = scenario_for_tests_task(TASK, patch)
     assert [s.finish is None for s in scenario.steps] == [True, False]
@@ -71,7 +71,7 @@ def test_a_patch_holding_the_delimiter_is_refused() -> None:
 
 
 def test_the_stand_in_sends_the_step_whole_through_the_shell_tool() -> None:
-    patch = oracle_payload(load_tests_task(TASK))["text"]
+    patch = oracle_payload(shipped(TASK))["text"]
     scenario = scenario_for_tests_task(TASK, patch)
     bash = Tool("bash", {"type": "object", "properties": {"command": {"type": "string"},
                                                          "timeout": {"type": "number"}}, "required": ["command"]})

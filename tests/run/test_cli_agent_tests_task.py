@@ -30,7 +30,8 @@ from orchestrator.model import scenario_for_tests_task
 from orchestrator.run import RunRequest
 from orchestrator.run.record import full_record
 from orchestrator.specs import load_budget
-from orchestrator.specs.task import PythonEnvironment, load_tests_task
+from orchestrator.specs.task import PythonEnvironment
+from tests.tasks.conftest import shipped
 from tests.run.standin_setup import ENDPOINT_OF_API, MODEL, REAL_KEY, expected_cost, standin_gateway, truth
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -64,7 +65,7 @@ def agents_on_task_sandbox(tmp_path_factory: pytest.TempPathFactory) -> dict[str
 def test_a_cli_agent_runs_a_tests_task_through_the_gateway_and_is_graded(
         agent: str, fixes: bool, api: str, agents_on_task_sandbox: dict[str, Any], docker_client, home: Home,
         tmp_path: Path) -> None:
-    task = load_tests_task(TASK)
+    task = shipped(TASK)
     assert isinstance(task.environment, PythonEnvironment)
     built = agents_on_task_sandbox
     sandbox = next(i for i in built["tasks"] if i["target"] == "sandbox")

@@ -76,32 +76,23 @@ def sample_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[int, bytes]
 
 # --- a small synthetic `tests` task, graded in real containers --------------------------------------------
 
-CALC_BUG = "def add(a, b):\n    if b < 0:\n        return a - b   # the bug: negative numbers are subtracted\n    return a + b\n"
+#: tasks/calc-add-negative: a task written here, trees committed (no index is asked for anything but its wheels)
+CALC_TASK = Path(__file__).resolve().parents[2] / "tasks" / "calc-add-negative"
+CALC_BUG = (CALC_TASK / "repo" / "calc" / "__init__.py").read_text()
 CALC_FIX = "def add(a, b):\n    return a + b\n"
-CALC_TESTS_OLD = "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"
-CALC_TESTS_NEW = CALC_TESTS_OLD + "\n\ndef test_add_negative():\n    assert add(2, -3) == -1\n"
 PYTEST_ENV = {"iniconfig": "2.3.1", "packaging": "26.4", "pluggy": "1.7.0", "pytest": "8.3.5"}
 
 
 def write_calc_task(root: Path, *, timeout_s: float = 60, repeats: int = 1) -> Path:
-    """A bundle: calc.add subtracts negative numbers; the hidden test checks add(2, -3) == -1."""
+    """A copy of the fixture task at `root`: calc.add subtracts negative numbers; the hidden test checks
+    add(2, -3) == -1."""
+    import shutil
+
     import yaml
 
-    for rel, text in {"repo/calc/__init__.py": CALC_BUG, "repo/tests/__init__.py": "",
-                      "repo/tests/test_calc.py": CALC_TESTS_OLD, "repo/setup.cfg": "[metadata]\nname = calc\n",
-                      "hidden/tests/test_calc.py": CALC_TESTS_NEW,
-                      "instruction.md": "calc.add(2, -3) returns 5; it should return -1.\n"}.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-    (root / "reference.patch").write_text(
-        "--- a/calc/__init__.py\n+++ b/calc/__init__.py\n@@ -1,4 +1,2 @@\n def add(a, b):\n"
-        "-    if b < 0:\n-        return a - b   # the bug: negative numbers are subtracted\n     return a + b\n")
-    task = {"name": "calc-add-negative", "kind": "tests", "install": "none", "reference_patch": "reference.patch",
-            "environment": {"type": "python", "python": "3.11", "packages": PYTEST_ENV},
-            "grader": {"type": "pytest", "fail_to_pass": ["tests/test_calc.py::test_add_negative"],
-                       "pass_to_pass": ["tests/test_calc.py::test_add"]},
-            "grade_repeats": repeats, "timeouts": {"tests_s": timeout_s},
-            "limits": {"cpus": 1, "memory_mb": 512, "pids": 128}}
+    shutil.copytree(CALC_TASK, root)
+    task = yaml.safe_load((root / "task.yaml").read_text())
+    task.update(grade_repeats=repeats, timeouts={"tests_s": timeout_s})
     (root / "task.yaml").write_text(yaml.safe_dump(task))
     return root
 
@@ -115,6 +106,16 @@ def calc_task(tmp_path_factory: pytest.TempPathFactory, docker_client):
     task = load_tests_task(write_calc_task(tmp_path_factory.mktemp("calc") / "calc-add-negative", timeout_s=25))
     image = task_image(docker_client, task, default_cache())
     return task, image.tag
+
+
+def shipped(name: str):
+    """A shipped task (tasks/NAME), its repo and hidden tests materialised from its pinned sdists into the
+    default cache (fetched once there; every test run shares them)."""
+    from orchestrator.specs import load_tests_task
+    from orchestrator.tasks.environment import default_cache
+    from orchestrator.tasks.materialise import materialise
+
+    return materialise(load_tests_task(name), default_cache())
 
 
 def leftovers(client) -> list[str]:

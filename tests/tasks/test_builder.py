@@ -1,5 +1,6 @@
 """The builder: how fail_to_pass / pass_to_pass are derived, what the environment pins, and the committed
-task set (every bundle loads, its reference patch applies, its instruction names no test)."""
+task set (every bundle is its recipe locked, its trees made from the pinned sdists hold up, its
+instruction names no test)."""
 
 from __future__ import annotations
 
@@ -89,27 +90,57 @@ def test_the_task_set_has_at_least_12_tasks_from_4_libraries() -> None:
     assert len(recipes) >= 12 and len(libraries) >= 4, (len(recipes), libraries)
 
 
-@pytest.mark.parametrize("bundle", _bundles(), ids=lambda p: p.name)
-def test_every_bundle_is_consistent(bundle: Path, tmp_path: Path) -> None:
+def _locked() -> list[Path]:
+    return [b for b in _bundles() if b.name in {r.name for r in load_recipes(RECIPES)}]
+
+
+#: bundle files of a task made from PyPI releases: nothing derived from the third-party source
+BUNDLE_FILES = {"task.yaml", "tests.yaml", "instruction.md", "reference.patch"}
+
+
+@pytest.mark.parametrize("bundle", _locked(), ids=lambda p: p.name)
+def test_every_bundle_is_its_recipe_locked(bundle: Path) -> None:
+    """Each shipped task holds its spec, lock, ids, instruction and patch only; the lock says how its trees
+    are made from the sdists the source pins, as its recipe does."""
+    assert {p.name for p in bundle.iterdir()} == BUNDLE_FILES
     task = load_tests_task(bundle)
-    assert isinstance(task.grader, PytestGrader) and task.reference_patch and task.source
+    assert isinstance(task.grader, PytestGrader) and task.reference_patch and task.source and task.lock
     recipe = {r.name: r for r in load_recipes(RECIPES)}[task.name]
     assert (task.source.library, task.source.before, task.source.after) == (recipe.library, recipe.before,
                                                                             recipe.after)
+    assert (task.lock.repo.sdist, task.lock.repo.drop, task.lock.repo.select) == ("before", recipe.drop, ())
+    assert (task.lock.hidden.sdist, task.lock.hidden.select) == ("after", recipe.tests)
     assert task.grader.fail_to_pass and not set(task.grader.fail_to_pass) & set(task.grader.pass_to_pass)
-    assert sorted(p.relative_to(task.hidden_dir).as_posix() for p in task.hidden_dir.rglob("*") if p.is_file()) \
-        == sorted(recipe.tests)
-    # The reference patch applies to the repo as shipped, and touches no test file.
-    tree = shutil.copytree(task.repo_dir, tmp_path / "repo")
-    changed = apply_patch(tree, task.path(task.reference_patch).read_text())
-    assert changed and not any(c.startswith("tests/") for c in changed)
+    assert not task.materialised
+    with pytest.raises(ConfigError, match=f"sbx tasks build {task.name}"):
+        _ = task.repo_dir
     # The instruction names no test and shows no patch.
     text = task.path(task.instruction).read_text()
     for test_id in task.grader.fail_to_pass:
         name = re.split(r"::|\[", test_id)[-2 if "[" in test_id else -1]
         assert name not in text, f"the instruction names the test {name}"
     assert "@@ " not in text and "+++ " not in text
-    # Nothing the sandbox must not see is in the repo: the hidden files differ from the repo's versions.
+
+
+#: the sqlparse tasks: their five sdists are small (the trees of the others: `sbx tasks build` + verify)
+MATERIALISED = [b for b in _locked() if b.name.startswith("sqlparse-")]
+
+
+@pytest.mark.parametrize("bundle", MATERIALISED, ids=lambda p: p.name)
+def test_materialised_trees_hold_up(bundle: Path, tmp_path: Path) -> None:
+    """Made from the pinned sdists (PyPI, once per cache), the trees match the lock, the reference patch
+    applies to the repo and touches no test, and the hidden files differ from the repo's versions."""
+    from orchestrator.tasks.environment import default_cache
+    from orchestrator.tasks.materialise import materialise, tree_digest
+
+    task = materialise(load_tests_task(bundle), default_cache())
+    assert task.lock and tree_digest(task.repo_dir) == (task.lock.repo.sha256, task.lock.repo.files)
+    assert tree_digest(task.hidden_dir)[0] == task.lock.hidden.sha256
+    assert sorted(p.relative_to(task.hidden_dir).as_posix() for p in task.hidden_dir.rglob("*") if p.is_file()) \
+        == sorted(task.lock.hidden.select)
+    tree = shutil.copytree(task.repo_dir, tmp_path / "repo")
+    changed = apply_patch(tree, task.path(task.reference_patch).read_text())
+    assert changed and not any(c.startswith("tests/") for c in changed)
     for hidden in task.hidden_dir.rglob("*"):
         if hidden.is_file():
             shipped = task.repo_dir / hidden.relative_to(task.hidden_dir)
@@ -129,5 +160,6 @@ def test_building_from_pypi_reproduces_the_committed_bundle(docker_client, tmp_p
     assert tuple(result.fail_to_pass) == committed.grader.fail_to_pass
     assert tuple(result.pass_to_pass) == committed.grader.pass_to_pass
     built = load_tests_task(result.bundle)
-    assert built.environment == committed.environment
+    assert built.environment == committed.environment and built.lock == committed.lock
+    assert {p.name for p in result.bundle.iterdir()} == BUNDLE_FILES
     assert (result.bundle / "reference.patch").read_text() == committed.path("reference.patch").read_text()

@@ -23,7 +23,7 @@ from orchestrator.specs.task import load_tests_task
 from orchestrator.tasks.grade import Graded
 from orchestrator.tasks.verdict import RunFacts, Verdict, combine
 
-TASK = "sqlparse-strip-comments-keeps-hints"
+from .conftest import CALC_TASK as TASK  # the fixture task: its trees are committed, no index is asked
 
 
 def test_the_workspace_is_the_repo_with_the_instruction_and_never_the_hidden_tests(tmp_path: Path) -> None:
@@ -48,7 +48,7 @@ def test_the_workspace_is_the_repo_with_the_instruction_and_never_the_hidden_tes
 def test_a_repo_with_its_own_program_md_is_refused(tmp_path: Path) -> None:
     task = load_tests_task(TASK)
     repo = tmp_path / "bundle" / "repo"
-    shutil.copytree(task.root, tmp_path / "bundle", dirs_exist_ok=True)
+    shutil.copytree(task.root, tmp_path / "bundle")
     (repo / "program.md").write_text("mine")
     copy = load_tests_task(tmp_path / "bundle")
     with pytest.raises(ConfigError, match="program.md"):

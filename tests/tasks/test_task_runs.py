@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from orchestrator.specs.task import load_tests_task
+
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -45,7 +45,7 @@ def task_images(docker_client) -> None:
     from orchestrator.tasks.environment import default_cache, task_image
 
     for name in TASKS:
-        task_image(docker_client, load_tests_task(name), default_cache())
+        task_image(docker_client, shipped(name), default_cache())
 
 
 def _leftovers(docker_client, run_ids: list[str]) -> list[str]:
@@ -58,7 +58,7 @@ def _leftovers(docker_client, run_ids: list[str]) -> list[str]:
 def test_sbx_run_with_the_oracle_passes_with_per_test_results(tmp_path: Path, built_images, task_images,
                                                                      docker_client) -> None:
     env = {**os.environ, "SBX_HOME": str(tmp_path / "home")}
-    task = load_tests_task(SOLVED)
+    task = shipped(SOLVED)
     oracle = json.loads(_sbx("run", "--task", SOLVED, "--agent", "oracle", "--json", env=env).stdout)
     assert oracle["status"] == "audited" and oracle["outcome"] is True and oracle["outcome_reason"] == "passed"
     assert oracle["grading"]["repeats"] == 1 and oracle["grading"]["agree"] is True
@@ -91,7 +91,7 @@ def test_study_over_three_tasks_fills_pass_at_k_and_matches_a_count_by_hand(tmp_
     import base64
 
     env = {**os.environ, "SBX_HOME": str(tmp_path / "home")}
-    patch = load_tests_task(SOLVED).path("reference.patch").read_bytes()
+    patch = shipped(SOLVED).path("reference.patch").read_bytes()
     solver = _script(tmp_path / "solver.py", SOLVER.replace("__TASK__", repr(SOLVED))
                      .replace("__BLOB__", repr(base64.b64encode(patch).decode())))
     spec = tmp_path / "coding.yaml"
@@ -141,7 +141,7 @@ def test_study_over_three_tasks_fills_pass_at_k_and_matches_a_count_by_hand(tmp_
         assert len(results) == 2 and results[0] == results[1]
 
     # noop fails on exactly the bug's tests, and the oracle's solution never reached its run
-    task = load_tests_task(SOLVED)
+    task = shipped(SOLVED)
     noop_id = runs[(runs["pairing"] == "noop") & (runs["task"] == SOLVED)]["run_id"].iloc[0]
     noop = json.loads(_sbx("show", noop_id, "--json", env=env).stdout)
     assert noop["outcome"] is False and noop["outcome_reason"] == "tests_failed"
@@ -179,6 +179,7 @@ echo 'import sitecustomize' > zzz.pth
     "exit": '''#!/bin/sh
 cat >> sqlparse/__init__.py <<'EOF'
 import os as _os
+from tests.tasks.conftest import shipped
 if _os.fork() == 0:
     import time as _t
     _t.sleep(1)

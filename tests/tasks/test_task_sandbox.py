@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.tasks.conftest import shipped
 
-from orchestrator.specs.task import load_tests_task
+
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -33,7 +34,7 @@ def test_the_agent_runs_the_tasks_tests_in_its_sandbox_and_its_python_is_metered
     from orchestrator.tasks.environment import default_cache, task_image
 
     env = {**os.environ, "SBX_HOME": str(tmp_path / "home")}
-    task = load_tests_task(TASK)
+    task = shipped(TASK)
     built = _sbx("images", "build", "--task", TASK, env=env)
     sandbox_tag = next(line.split()[2] for line in built.splitlines() if line.split()[1] == "sandbox")
     assert sandbox_tag.startswith("sbx-task-sandbox:") and "sbx-sandbox:" not in built  # no standard images
@@ -84,7 +85,7 @@ def test_a_task_whose_image_cannot_be_built_leaves_the_run_planned(tmp_path: Pat
     (root / "task.yaml").write_text(yaml.safe_dump({**spec, "name": "calc-broken-build", "install": "editable"}))
     (root / "repo" / "pyproject.toml").write_text('[build-system]\nrequires = ["no-such-backend-sbx"]\n'
                                                   'build-backend = "no_such_backend_sbx"\n')
-    req = RunRequest(task=load_tests_task(root), budget=load_budget("smoke"), agent=resolve_agent("noop"),
+    req = RunRequest(task=shipped(root), budget=load_budget("smoke"), agent=resolve_agent("noop"),
                      data_dir=tmp_path, datasets=())
     with Ledger(home.ledger_path) as ledger:
         lifecycle = RunLifecycle(home, ledger, docker_client)

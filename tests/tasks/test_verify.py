@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from orchestrator import paths
-from orchestrator.specs import load_tests_task
 from orchestrator.tasks.environment import default_cache
 from orchestrator.tasks.verify import verify_task
+from tests.tasks.conftest import shipped
 
 from .conftest import leftovers
 
@@ -20,7 +20,7 @@ TASKS = ["humanize-naturalsize-float-bytes", "sqlparse-split-begin-transaction",
 
 @pytest.mark.parametrize("name", TASKS)
 def test_task_verifies(name: str, docker_client) -> None:
-    task = load_tests_task(paths.REPO_ROOT / "tasks" / name)
+    task = shipped(paths.REPO_ROOT / "tasks" / name)
     check = verify_task(docker_client, task, default_cache(), repeats=3)
     assert check.ok, check.problems
     assert len(check.oracle.result.verdicts) == 3 and all(v.passed for v in check.oracle.result.verdicts)

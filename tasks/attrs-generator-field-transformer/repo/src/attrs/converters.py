@@ -1,3 +1,0 @@
-# SPDX-License-Identifier: MIT
-
-from attr.converters import *  # noqa: F403
