@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from orchestrator.failures import ConfigError
+from orchestrator.tasks.bundle import TaskBundle
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,12 @@ class RunJob:
     endpoint: str | None = None
     endpoints_file: str | None = None
     ratecards_dir: str | None = None
+    #: the task and budget as the driver validated them, with their digests (study/job.py): a node runs
+    #: these, never its own copies of `task` / `budget` by name (None: loaded by name, for callers that
+    #: build jobs by hand)
+    task_bundle: TaskBundle | None = None
+    budget_spec: dict[str, Any] | None = None
+    budget_digest: str | None = None
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,9 @@ from orchestrator.ledger import Ledger, RunState
 from orchestrator.log import get_logger
 from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.sandbox.safetar import TarCaps, extract_strictly
-from orchestrator.specs import load_task
+from orchestrator.specs import TaskSpec
 from orchestrator.study.backend import RunJob, RunOutcome, Slot
-from orchestrator.study.job import execute_job
+from orchestrator.study.job import execute_job, job_task
 from orchestrator.study.reaper import remove_containers
 
 log = get_logger(__name__)
@@ -130,11 +130,11 @@ def node_gateway(job: RunJob) -> GatewayHost | None:
 
 
 
-def node_data(node_home: Home, job: RunJob, fingerprint: str | None) -> Path:
-    """The prepared data this node uses for `job`: the driver's folder when it exists here, else the node's
-    own (in the node's configured Home), whichever holds the driver's bytes."""
+def node_data(node_home: Home, job: RunJob, fingerprint: str | None, task: TaskSpec) -> Path:
+    """The prepared data this node uses for `job` (an ml task's): the driver's folder when it exists here,
+    else the node's own (in the node's configured Home), whichever holds the driver's bytes."""
     candidates = [Path(job.data_dir)] if job.data_dir else []
-    candidates.append(load_task(job.task).data_dir(node_home))
+    candidates.append(task.data_dir(node_home))
     for path in candidates:
         if path.is_dir() and (fingerprint is None or data_fingerprint(path) == fingerprint):
             return path
@@ -157,8 +157,12 @@ def reap_dead(client: docker.DockerClient, node_home: Home, dead_hosts: frozense
 
 def run_on_node(client: docker.DockerClient, node_home: Home, job: RunJob, slot: Slot, sent: dict[str, Any],
                 folder: bytes | None, fingerprint: str | None) -> NodeResult:
-    """Execute `job` here: import the driver's row into a fresh ledger, run (or finish) it, export it."""
-    data_dir = node_data(node_home, job, fingerprint)
+    """Execute `job` here: import the driver's row into a fresh ledger, run (or finish) it, export it. The
+    job's task is the bundle it carries, checked against this node's cache (a different bundle held here
+    under its digest is refused: DataError naming both digests, before anything runs)."""
+    task = job_task(job)
+    if isinstance(task, TaskSpec):
+        job = replace(job, data_dir=str(node_data(node_home, job, fingerprint, task)))
     home = Home(Path(tempfile.mkdtemp(prefix=f"{_NODE_HOME_PREFIX}{job.run_id[-8:]}-")), node_home.shared)
     try:
         with Ledger(home.ledger_path) as ledger:
@@ -168,8 +172,7 @@ def run_on_node(client: docker.DockerClient, node_home: Home, job: RunJob, slot:
                 unpack_folder(folder, run_dir)
             outcome, error = None, None
             try:
-                outcome = execute_job(home, client, ledger, replace(job, data_dir=str(data_dir)), slot,
-                                      gateway=node_gateway(job))
+                outcome = execute_job(home, client, ledger, job, slot, gateway=node_gateway(job), task=task)
             except Exception as exc:  # our fault; the records still go back
                 error = f"{type(exc).__name__}: {exc}"
                 log.warning("node.job_error", error=error[:500])

@@ -171,16 +171,26 @@ class RayBackend:
     def submit(self, job: RunJob, slot: Slot) -> Future[RunOutcome]:
         return self._pool.submit(self._run, job, slot)
 
+    def _fingerprint(self, job: RunJob) -> str | None:
+        """The driver's prepared data, by the hashes of its files, for an ml task (a tests task has none)."""
+        if job.data_dir:
+            return node.data_fingerprint(Path(job.data_dir))
+        if job.task_bundle is not None:
+            if job.task_bundle.kind != "ml":
+                return None
+            return node.data_fingerprint(self.home.data_dir(job.task_bundle.spec["data"]))
+        return node.data_fingerprint(load_task(job.task).data_dir(self.home))
+
     def _run(self, job: RunJob, slot: Slot) -> RunOutcome:
         sent = self.ledger.export_run(job.run_id)
         base = sent["run"]["status"]
         run_dir = self.home.run_dir(job.run_id)
         folder = node.pack_folder(run_dir) if job.phase == "finish" and run_dir.is_dir() else None
-        data_dir = Path(job.data_dir) if job.data_dir else load_task(job.task).data_dir(self.home)
+        fingerprint = self._fingerprint(job)
         strategy = NodeAffinitySchedulingStrategy(self._node_ids[slot.node], soft=False)
         ref = _execute.options(scheduling_strategy=strategy, num_cpus=self.budget.cores,
                                name=f"sbx-run-{job.run_id}").remote(job, slot, sent, folder,
-                                                                    node.data_fingerprint(data_dir))
+                                                                    fingerprint)
         with self._lock:
             self._refs[job.run_id] = ref
         try:

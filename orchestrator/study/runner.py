@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import docker
 
@@ -169,6 +169,7 @@ class StudyRunner:
         self.study_id = ""
         self.plan: list[PlannedRun] = plan(spec)
         self._kinds: dict[str, str | None] = {}
+        self._validated: dict[str, dict[str, Any]] = {}
 
     # --- bookkeeping -------------------------------------------------------------------------------
 
@@ -180,7 +181,16 @@ class StudyRunner:
                       datasets=tuple(self.spec.datasets), data_dir=str(self.data_dir) if self.data_dir else None,
                       phase=phase, options=dict(p.options), endpoint=p.endpoint,
                       endpoints_file=str(self.endpoints_file.resolve()) if self.endpoints_file and p.endpoint else None,
-                      ratecards_dir=str(self.ratecards_dir.resolve()) if self.ratecards_dir and p.endpoint else None)
+                      ratecards_dir=str(self.ratecards_dir.resolve()) if self.ratecards_dir and p.endpoint else None,
+                      **self._inputs(planned.task))
+
+    def _inputs(self, task: str) -> dict[str, Any]:
+        """The task's bundle and the budget's spec with their digests, validated once per task (study/job.py)."""
+        if task not in self._validated:
+            from orchestrator.study.job import validated_inputs
+
+            self._validated[task] = validated_inputs(task, self.spec.budget)
+        return self._validated[task]
 
     def _needs_datasets(self, run: RunRecord) -> bool:
         """An audited ml run not yet scored on every dataset (a tests task's run is graded, never scored)."""

@@ -71,3 +71,103 @@ def test_a_node_starts_one_gateway_per_endpoints_file_for_jobs_that_talk_to_a_mo
         for started in node._GATEWAYS.values():
             started.stop()
         node._GATEWAYS.clear()
+
+
+# --- a job carries what was validated (orchestrator/tasks/bundle.py, study/job.py) -------------------------
+
+def _job(task: str, **changes):
+    from orchestrator.study.backend import RunJob
+    from orchestrator.study.job import validated_inputs
+
+    job = RunJob(study_id="s", study_name="s", run_id="r-1", pairing="p", agent="noop", agent_command=None,
+                 model=None, repeat=1, seed=0, task=task, budget="smoke", datasets=("holdout",),
+                 **validated_inputs(task, "smoke"))
+    return replace(job, **changes)
+
+
+def test_an_ml_job_carries_its_bundle_and_the_node_runs_that(tmp_path: Path) -> None:
+    """flight-delays-reference: its repo lies outside its folder (`../flight-delays/repo`); the node's copy
+    loads as the same spec with the same repo bytes and modes, so its runs hash to the same config."""
+    from orchestrator.run.config import tree_sha256
+    from orchestrator.specs import load_task
+    from orchestrator.study.job import job_budget, job_task
+    from orchestrator.tasks.bundle import bundle_dir
+
+    job = _job("flight-delays-reference")
+    bundle = job.task_bundle
+    assert bundle is not None and bundle.task_dir == "flight-delays-reference"
+    assert "flight-delays/repo/train.py" in bundle.files and "flight-delays/repo/run_experiment" in bundle.executable
+    here = load_task("flight-delays-reference")
+    there = job_task(job, tmp_path)
+    assert there.root == bundle_dir(tmp_path, bundle.digest) / "flight-delays-reference"
+    assert there.model_dump(mode="json") == here.model_dump(mode="json") and there.python_env == here.python_env
+    assert tree_sha256(there.repo_dir) == tree_sha256(here.repo_dir)
+    assert (there.repo_dir / "run_experiment").stat().st_mode & 0o111
+    assert job_task(job, tmp_path).root == there.root                  # the second job finds it checked
+    assert job_budget(job).model_dump(mode="json") == job.budget_spec
+
+
+def test_a_node_holding_a_different_task_bundle_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from orchestrator.failures import DataError
+    from orchestrator.home import Home
+    from orchestrator.study.job import job_task
+    from orchestrator.study.node import run_on_node
+    from orchestrator.tasks.bundle import bundle_dir, held_digest
+
+    job = _job("flight-delays")
+    bundle = job.task_bundle
+    assert bundle is not None
+    job_task(job, tmp_path)
+    held = bundle_dir(tmp_path, bundle.digest)
+    train = held / "flight-delays" / "repo" / "train.py"
+    train.write_text(train.read_text() + "\n# this node's own edit\n")
+    other = held_digest(held, bundle.task_dir)
+    monkeypatch.setenv("SBX_CACHE", str(tmp_path))
+    with pytest.raises(DataError) as exc:   # before any ledger, engine or container is touched
+        run_on_node(None, Home(tmp_path / "home"), job, Slot("n", 0, "0"), {}, None, None)  # type: ignore[arg-type]
+    message = str(exc.value)
+    assert f"holds a different bundle at {held}: sha256:{other}" in message
+    assert f"the job carries sha256:{bundle.digest}; refusing to run it" in message
+
+
+def test_a_job_whose_task_or_budget_changed_on_the_way_is_refused(tmp_path: Path) -> None:
+    from orchestrator.failures import DataError
+    from orchestrator.study.job import budget_digest, job_budget, job_task
+
+    job = _job("flight-delays")
+    bundle = job.task_bundle
+    assert bundle is not None
+    files = {**bundle.files, "flight-delays/task.yaml": bundle.files["flight-delays/task.yaml"] + b"\n"}
+    with pytest.raises(DataError, match=f"but the job says sha256:{bundle.digest}; refusing it"):
+        job_task(replace(job, task_bundle=replace(bundle, files=files)), tmp_path)
+    with pytest.raises(DataError, match="it carries task 'flight-delays' for a run of 'other'"):
+        job_task(replace(job, task="other"), tmp_path)
+    bigger = {**job.budget_spec, "cpu_seconds": job.budget_spec["cpu_seconds"] * 2}
+    with pytest.raises(DataError, match=f"is sha256:{budget_digest(bigger)}, but the job says "
+                                        f"sha256:{job.budget_digest}"):
+        job_budget(replace(job, budget_spec=bigger))
+
+
+def test_a_locked_tests_task_travels_as_its_lock(tmp_path: Path) -> None:
+    """A tests task's job carries task.yaml (with the lock), tests.yaml, the instruction and the patch; the
+    node makes the trees from the pinned sdists into its own cache and checks them."""
+    from orchestrator.specs.task import TestsTaskSpec
+    from orchestrator.study.job import job_task
+    from orchestrator.tasks.materialise import tree_digest
+
+    job = _job("sqlparse-strip-comments-keeps-hints", datasets=())
+    bundle = job.task_bundle
+    assert bundle is not None and set(bundle.files) == {f"{bundle.task_dir}/{n}" for n in (
+        "task.yaml", "tests.yaml", "instruction.md", "reference.patch")}
+    from orchestrator.tasks.environment import default_cache
+
+    sdists = default_cache() / "sdists"
+    cache = tmp_path / "node-cache"
+    if sdists.is_dir():  # the suite's one sdist cache (the index is asked only when it lacks them)
+        (cache / "sdists").mkdir(parents=True)
+        for name in (bundle.spec["source"]["before_sdist"], bundle.spec["source"]["after_sdist"]):
+            if (sdists / name).is_file():
+                (cache / "sdists" / name).write_bytes((sdists / name).read_bytes())
+    task = job_task(job, cache)
+    assert isinstance(task, TestsTaskSpec) and task.lock is not None
+    assert tree_digest(task.repo_dir)[0] == task.lock.repo.sha256 and task.repo_dir.is_relative_to(cache)
