@@ -167,3 +167,31 @@ def test_the_fixture_task_has_its_trees_in_its_bundle() -> None:
     task = load_tests_task(CALC_TASK)
     assert task.lock is None and task.materialised and materialise(task) is task
     assert (task.repo_dir / "calc" / "__init__.py").is_file() and (task.hidden_dir / "tests" / "test_calc.py").is_file()
+
+
+def test_sbx_tasks_build_and_list_show_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from orchestrator.cli import main
+
+    bundle, cache = _locked_task(tmp_path)
+    monkeypatch.setenv("SBX_TASKS", str(bundle.parent))
+    monkeypatch.setenv("SBX_CACHE", str(cache))
+
+    def listed() -> str:
+        capsys.readouterr()
+        assert main(["tasks", "list", "--json"]) == 0
+        (row,) = json.loads(capsys.readouterr().out)
+        return row["trees"]
+
+    assert listed() == "missing"
+    assert main(["tasks", "build", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    task = load_tests_task(bundle)
+    assert row["was"] == "missing" and row["repo"] == str(tree_path(cache, task.lock.repo.sha256))
+    assert listed() == "cached"
+    (Path(row["hidden"]) / "tests" / "test_calc.py").write_text("def test_add_negative():\n    pass\n")
+    assert listed() == "tampered"
+    assert main(["tasks", "build", "calc-locked"]) == 0
+    assert listed() == "cached"
