@@ -375,9 +375,10 @@ class TestsTaskSpec(BaseModel):
     #: the file beside task.yaml that holds the grader's fail_to_pass / pass_to_pass (TestIds)
     test_ids: str | None = None
     root: Path = Field(default=Path("."), exclude=True)
-    #: where a locked task's trees were materialised and checked (set by orchestrator.tasks.materialise)
-    repo_path: Path | None = Field(default=None, exclude=True)
-    hidden_path: Path | None = Field(default=None, exclude=True)
+    #: where a locked task's trees were materialised and checked (`with_trees`, called by
+    #: orchestrator.tasks.materialise): private, so no task.yaml can point them anywhere
+    _repo_path: Path | None = PrivateAttr(None)
+    _hidden_path: Path | None = PrivateAttr(None)
 
     @field_validator("repo", "instruction", "hidden_tests", "reference_patch", "solution", "test_ids")
     @classmethod
@@ -400,7 +401,13 @@ class TestsTaskSpec(BaseModel):
     @property
     def materialised(self) -> bool:
         """Whether repo_dir and hidden_dir can be used (a task without a lock has its trees in the bundle)."""
-        return self.lock is None or (self.repo_path is not None and self.hidden_path is not None)
+        return self.lock is None or (self._repo_path is not None and self._hidden_path is not None)
+
+    def with_trees(self, repo: Path, hidden: Path) -> TestsTaskSpec:
+        """A copy whose repo_dir and hidden_dir are these (checked) folders."""
+        copy = self.model_copy()
+        copy._repo_path, copy._hidden_path = repo, hidden
+        return copy
 
     def _tree(self, which: str, path: Path | None, rel: str) -> Path:
         if self.lock is None:
@@ -412,11 +419,11 @@ class TestsTaskSpec(BaseModel):
 
     @property
     def repo_dir(self) -> Path:
-        return self._tree("repo", self.repo_path, self.repo)
+        return self._tree("repo", self._repo_path, self.repo)
 
     @property
     def hidden_dir(self) -> Path:
-        return self._tree("hidden tests", self.hidden_path, self.hidden_tests)
+        return self._tree("hidden tests", self._hidden_path, self.hidden_tests)
 
 
 def load_tests_task(name_or_path: str | Path) -> TestsTaskSpec:

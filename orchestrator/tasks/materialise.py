@@ -22,6 +22,7 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from pathlib import Path
 from typing import Literal
 
@@ -162,8 +163,12 @@ def _sdist_name(source: Source, tree: SdistTree) -> str:
 
 
 def _remove(path: Path) -> None:
-    aside = path.with_name(f".bad-{path.name}-{os.getpid()}")
-    os.rename(path, aside)
+    """Take a refused tree out of its digest's place at once (renamed aside), then delete it."""
+    aside = path.with_name(f".bad-{path.name}-{os.getpid()}-{time.monotonic_ns()}")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:  # another process took it out first
+        return
     shutil.rmtree(aside, ignore_errors=True)
 
 
@@ -176,8 +181,7 @@ def materialise(task: TestsTaskSpec, cache: Path | None = None) -> TestsTaskSpec
         from orchestrator.tasks.environment import default_cache
 
         cache = default_cache()
-    return task.model_copy(update={"repo_path": ensure_tree(task, "repo", cache),
-                                   "hidden_path": ensure_tree(task, "hidden", cache)})
+    return task.with_trees(ensure_tree(task, "repo", cache), ensure_tree(task, "hidden", cache))
 
 
 def lock_tree(tree_dir: Path, sdist: Literal["before", "after"], *, drop: tuple[str, ...] = (),

@@ -195,3 +195,11 @@ def test_sbx_tasks_build_and_list_show_the_cache(tmp_path: Path, monkeypatch: py
     assert listed() == "tampered"
     assert main(["tasks", "build", "calc-locked"]) == 0
     assert listed() == "cached"
+
+
+def test_no_task_yaml_can_point_its_trees_anywhere(tmp_path: Path) -> None:
+    bundle, _ = _locked_task(tmp_path)
+    spec = yaml.safe_load((bundle / "task.yaml").read_text())
+    (bundle / "task.yaml").write_text(yaml.safe_dump({**spec, "_repo_path": "/etc"}))
+    with pytest.raises(ConfigError, match="_repo_path: Extra inputs are not permitted"):
+        load_tests_task(bundle)
