@@ -49,11 +49,12 @@ def main() -> int:
     from orchestrator.specs.task import PytestGrader, load_tests_task
     from orchestrator.tasks.environment import default_cache, task_image
     from orchestrator.tasks.grade import grade
+    from orchestrator.tasks.materialise import materialise
     from orchestrator.tasks.tree import build_grading_tree
     from orchestrator.tasks.verify import oracle_delivery
 
     client = engine.client()
-    task = load_tests_task(args.task)
+    task = materialise(load_tests_task(args.task), default_cache())  # its trees, made from the pinned sdists
     assert isinstance(task.grader, PytestGrader), "the host comparison needs a pytest task"
     image = task_image(client, task, default_cache()).tag
     rows: list[dict[str, float]] = []
