@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-
+from tests.tasks.conftest import shipped
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -179,7 +179,6 @@ echo 'import sitecustomize' > zzz.pth
     "exit": '''#!/bin/sh
 cat >> sqlparse/__init__.py <<'EOF'
 import os as _os
-from tests.tasks.conftest import shipped
 if _os.fork() == 0:
     import time as _t
     _t.sleep(1)

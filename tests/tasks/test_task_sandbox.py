@@ -11,9 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from tests.tasks.conftest import shipped
-
-
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
