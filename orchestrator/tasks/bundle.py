@@ -69,19 +69,19 @@ def pack_task(task: TaskSpec | TestsTaskSpec) -> TaskBundle:
     """The bundle of a loaded task (its trees, for a locked tests task, by their lock only)."""
     root = task.root.resolve()
     folders = [root]
-    if isinstance(task, TaskSpec):
-        folders.append(task.repo_dir.resolve())
+    if isinstance(task, TaskSpec) and not task.repo_dir.resolve().is_relative_to(root):
+        folders.append(task.repo_dir.resolve())   # e.g. flight-delays-reference's ../flight-delays/repo
     base = Path(os.path.commonpath([str(f) for f in folders]))
     if base == root:
         base = root.parent
     files: dict[str, bytes] = {}
-    executable: list[str] = []
+    executable: set[str] = set()
     for folder in folders:
         for path in _regular_files(folder):
             rel = path.relative_to(base).as_posix()
             files[rel] = path.read_bytes()
             if _is_executable(path):
-                executable.append(rel)
+                executable.add(rel)
     size = sum(len(b) for b in files.values())
     if size > MAX_BUNDLE_BYTES:
         raise ConfigError(f"task {task.name}: its bundle is {size / 1e6:.1f} MB, more than a job carries "

@@ -116,9 +116,11 @@ def test_a_node_holding_a_different_task_bundle_is_refused(tmp_path: Path, monke
 
     job = _job("flight-delays")
     bundle = job.task_bundle
-    assert bundle is not None
+    assert bundle is not None and bundle.executable == ("flight-delays/repo/run_experiment",
+                                                        "flight-delays/repo/validate")
     job_task(job, tmp_path)
     held = bundle_dir(tmp_path, bundle.digest)
+    assert held_digest(held, bundle.task_dir) == bundle.digest   # as written: the job's own bytes
     train = held / "flight-delays" / "repo" / "train.py"
     train.write_text(train.read_text() + "\n# this node's own edit\n")
     other = held_digest(held, bundle.task_dir)
