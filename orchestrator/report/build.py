@@ -8,11 +8,12 @@ from pathlib import Path
 import pandas as pd
 
 from orchestrator.report import binary_tables as bt
-from orchestrator.report import figures, tables, task_grid
+from orchestrator.report import effects, figures, tables, task_grid
 from orchestrator.report.placement import PLACEMENT_COLUMNS, placement_table, verdicts
 from orchestrator.report.prepare import Prepared, prepare
 from orchestrator.report.render import FigureSpec, ReportPaths, Section, TableSpec, write_report
 from orchestrator.report.runs_table import present, validate_runs
+from orchestrator.specs.study import ReportSpec
 from orchestrator.stats import DEFAULT_KS, MIN_TASKS_FOR_RANGE, Exclusion
 
 
@@ -56,6 +57,21 @@ def _compliance(prep: Prepared) -> Section:
             "No verdict columns (eval_labels_in_fit, frame_statistics): every run counts as compliant."
         )
     s.tables.append(TableSpec("compliance", "Compliance counts per pairing", tables.compliance_table(prep)))
+    s.notes.append(
+        "compliant counts runs that passed the applied rules and were scored, the same count as the "
+        "pairings table; unscorable counts runs that passed the rules but whose code could not be scored "
+        "(failed attempts). A verdict other than flagged or clear (unanalysable) is counted in _other and "
+        "makes the run unknown, never compliant."
+    )
+    s.tables.append(TableSpec("yield", "Compliance yield: compliant and scored runs per counted run, with "
+                              "95% Wilson intervals", effects.yield_table(prep)))
+    tests = effects.yield_tests_table(prep)
+    if len(tests):
+        s.tables.append(TableSpec("yield_tests", "Does the yield differ from the reference level? "
+                                  "Fisher's exact test", tests))
+    if prep.score_column:
+        s.tables.append(TableSpec("top_runs", f"Rule-breakers among the {prep.settings.top_n} highest scores",
+                                  effects.top_runs_table(prep)))
     versions = tables.rule_versions_table(prep)
     if len(versions):
         s.tables.append(TableSpec("rule_versions", "Which rule version each verdict came from", versions))
@@ -68,6 +84,82 @@ def _compliance(prep: Prepared) -> Section:
                 "Re-audited runs: flagged_to_clear and clear_to_flagged count verdicts that moved from the "
                 "version before; the old records stay in the ledger (`sbx show RUN --json`)."
             )
+    return s
+
+
+def _baseline(prep: Prepared) -> Section:
+    s = Section("baseline", "Against the starting code")
+    if not prep.settings.baseline:
+        s.skipped = "needs a baseline: the starting code's score (--baseline holdout_score=VALUE, or report.baseline)"
+        return s
+    if prep.score_column is None:
+        s.skipped = "needs a score column"
+        return s
+    s.intro = (
+        "The starting code's score (the baseline, as given) against the compliant runs: the mean gain over "
+        "it, that gain in run-to-run SDs (the median pairing SD), the weakest compliant run's margin, and "
+        "the runs that scored below it."
+    )
+    s.tables.append(TableSpec("baseline", "Gain over the starting code", effects.baseline_table(prep)))
+    return s
+
+
+def _factors(prep: Prepared) -> Section:
+    s = Section("factors", "Which factors matter")
+    if prep.score_column is None:
+        s.skipped = "needs a score column"
+        return s
+    frame = effects.factor_effects_table(prep)
+    if frame.empty:
+        s.skipped = f"needs a factor ({', '.join(prep.settings.factors)}) with two levels run at matched settings"
+        return s
+    s.intro = (
+        "Each factor's level against the reference level (named with --reference FACTOR=LEVEL, else the "
+        "first in sorted order), pooled over the other factors' levels run at both (compliant runs): gain in "
+        "the mean with SE (sqrt(var/n + var/n)), z, a 95% bootstrap interval (20,000 resamples of each arm's "
+        "runs), the gain in run-to-run SDs (the median SD of the reference level's pairings), runs per arm "
+        "16 sd^2 / gain^2, and how often one run of each puts the reference level ahead (averaged over the "
+        "other factors' levels; pooled beside it)."
+    )
+    s.tables.append(TableSpec("factor_effects", "Factor-level effects", frame))
+    return s
+
+
+def _later(prep: Prepared) -> Section:
+    s = Section("later", "Does it hold on later data")
+    s.skipped = _needs(prep, "later_score", "score")
+    if s.skipped:
+        return s
+    s.intro = (
+        "The same compliant artifacts scored on later-period data. The later period has its own difficulty "
+        "(the starting code scores differently there), so the table gives each period's gain over the "
+        "starting code and the share of it kept, never later minus now"
+        + ("." if prep.baseline("later_score") is not None and prep.baseline() is not None else
+           "; without both baselines (--baseline) only the means and SDs are given.")
+    )
+    s.tables.append(TableSpec("later", "Each period: mean, SD and gain over the starting code", tables.later_table(prep)))
+    later = prep.runs["compliant_scored"] & prep.runs["later_score"].notna()
+    groups = [g for g in (prep.runs.loc[later & (prep.runs["pairing"] == p), "later_score"].to_numpy(float)
+                          for p in prep.pairings) if g.size >= 2]
+    if len(groups) >= 2:
+        s.tables.append(TableSpec("later_spread", "Later period: spread of pairing means against run-to-run noise",
+                                  tables.spread_table(prep, value_column="later_score")))
+    s.tables.append(TableSpec("later_best_of_k", "Later period: best compliant of k (chosen as before, valued "
+                              "on the later score), pairings weighted equally",
+                              tables.pooled_best_of_k_frame(prep, ks=DEFAULT_KS, value_column="later_score")))
+    factors = effects.factor_effects_table(prep, value_column="later_score")
+    if len(factors):
+        s.tables.append(TableSpec("later_factor_effects", "Later period: factor-level effects", factors))
+    if present(prep.runs, "agent", "model"):
+        try:
+            contrasts, wald = tables.interaction_table(prep, value_column="later_score")
+            s.tables += [TableSpec("later_interaction", "Later period: interaction contrasts", contrasts),
+                         TableSpec("later_interaction_wald", "Later period: joint Wald test", wald)]
+        except ValueError as exc:
+            s.notes.append(f"Later-period interactions could not be computed: {exc}")
+    s.tables.append(TableSpec("later_rank_correlation", "Rank correlation of the two periods' scores, runs "
+                              "ranked within their pairing and pooled", tables.within_rank_table(
+                                  prep, "score", "later_score", name="periods")))
     return s
 
 
@@ -128,9 +220,12 @@ def _best_of_k(prep: Prepared) -> Section:
         f"Of k attempts drawn from a pairing's runs, keep the compliant one with the best {ranked}; "
         "its value "
         f"is its {prep.score_column}. Exact over draws with replacement. "
-        "p_any_compliant = 1 - P(no artifact); "
-        "kept percentiles are given one is kept; gain = mean kept minus mean of one compliant attempt, "
-        "with a 95% interval from 2,000 outer bootstrap resamples of the runs. The oracle picks on "
+        "p_any_compliant = 1 - P(no artifact), with p_any_low the lower end of its 95% interval from the "
+        "outer bootstrap (the 'at least') and, at k = 1, the Wilson interval of the compliant share; "
+        "kept percentiles are given one is kept; gain_median = median kept minus the median at k = 1 "
+        "(the estimand beside the median columns), gain_mean the same for the mean, each with a 95% "
+        "interval from 2,000 outer bootstrap resamples of each pairing's runs. The pooled table weighs "
+        "the pairings equally (all pairings, then each level of each factor). The oracle picks on "
         f"{prep.score_column} itself. Attempts without a score count as attempts that delivered nothing."
     )
     if ranked == prep.score_column:
@@ -147,7 +242,9 @@ def _best_of_k(prep: Prepared) -> Section:
             "best-of-k kept values by k",
         )
     )
-    s.tables.append(TableSpec("best_of_k", "Best compliant of k", frame))
+    s.tables.insert(0, TableSpec("best_of_k_pooled", "Best compliant of k, pairings weighted equally",
+                                 tables.pooled_best_of_k_frame(prep, ks=DEFAULT_KS)))
+    s.tables.append(TableSpec("best_of_k", "Best compliant of k, per pairing", frame))
     return s
 
 
@@ -238,8 +335,11 @@ def _interaction(prep: Prepared) -> Section:
         return s
     contrasts, wald = tables.interaction_table(prep)
     s.intro = (
-        "Difference in differences against the first agent and model: does switching model help one agent "
-        "more than the reference agent? Normal SE, Holm-adjusted p, bootstrap interval, joint Wald test."
+        f"Difference in differences, every pair of agents (agent's change minus against's change) when "
+        f"the model moves from the reference model {prep.levels('model')[0]!r} (named with --reference "
+        "model=LEVEL, else the first in sorted order, never the row order). Normal SE, one Holm family "
+        "over every contrast shown, pointwise bootstrap interval (runs resampled within cells), joint Wald "
+        "test of no interaction."
     )
     s.tables += [
         TableSpec("interaction", "Contrasts", contrasts),
@@ -259,6 +359,13 @@ def _budget(prep: Prepared) -> Section:
         s.tables.append(
             TableSpec("budget_correlation", "Rank correlation", tables.budget_correlation_table(prep))
         )
+        s.tables.insert(0, TableSpec(
+            "budget_pooled", "Rank correlation within pairings, pooled, with a 95% bootstrap interval "
+            "(2,000 resamples of runs within pairings) and a permutation p (scores shuffled within pairings)",
+            tables.budget_pooled_table(prep)))
+        if not tables.budget_use(prep).notna().any():
+            s.notes.append("No budget (budget_cpu_seconds column, or --budget): the subsets by share of the "
+                           "budget are not given.")
     return s
 
 
@@ -314,18 +421,38 @@ def _simple(
     return build
 
 
+_COST_TEXT = (
+    "Tokens (cached share = cached input / input), CPU-seconds and spend. Cost per scored run and per "
+    "compliant run divide the whole spend (failed and flagged attempts were paid for too) by the runs "
+    "scored, and by those scored and compliant; cost_per_pass_usd likewise."
+)
+
+
+def _cost(prep: Prepared) -> Section:
+    s = Section("cost", "What it costs")
+    if not any(present(prep.runs, c) for c in ("cost_usd", "input_tokens", "cpu_seconds_metered")):
+        s.skipped = "needs column cost_usd or input_tokens or cpu_seconds_metered"
+        return s
+    where = (
+        "Spend was measured by the model gateway at the rate card in force on each run's date. "
+        if prep.costs_from_gateway
+        else "Spend (cost_usd) is as given in the runs table: sbx did not measure it. "
+    )
+    card = prep.settings.rate_card
+    if card is not None:
+        where += (f"list_price_cost_usd prices each run's input and output tokens at {card.name} of {card.date} "
+                  "(no cache discount; reasoning tokens, if any, are part of output). ")
+    s.intro = where + _COST_TEXT
+    s.tables.append(TableSpec("cost", "Cost", tables.cost_table(prep)))
+    return s
+
+
+#: sections in the order of the reader's questions: how noisy is one run; can the pairings be told apart,
+#: and with how many runs; which factors matter; how often are rules broken and by whom; what does keeping
+#: the best compliant of k buy; does it hold on later data; what does it cost; then the checks behind them
 _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
     _scores,
-    _compliance,
-    _sensitivity,
-    _contrasts,
-    _best_of_k,
-    _pass_fail,
-    _tasks,
-    _paired,
-    _interaction,
-    _budget,
-    _placement,
+    _baseline,
     _simple(
         "noise",
         "Scoring noise",
@@ -334,34 +461,17 @@ _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
         "scoring_noise",
         tables.scoring_noise_table,
     ),
-    _simple(
-        "later",
-        "Later-period re-score",
-        ("later_score", "score"),
-        "The same compliant artifacts scored on later-period data.",
-        "later",
-        tables.later_table,
-    ),
-    _simple(
-        "judge",
-        "Judge agreement",
-        ("judge_outcome", "outcome"),
-        "Cohen's kappa of the judge's pass/fail against the tests' outcome.",
-        "judge_kappa",
-        bt.kappa_table,
-    ),
-    _simple(
-        "cost",
-        "Cost",
-        ("cost_usd", "input_tokens", "cpu_seconds_metered"),
-        "Spend measured by the model gateway at the rate card in force on each run's date, tokens (cached "
-        "share = cached input / input), CPU-seconds. Cost per scored run and per compliant run divide the "
-        "whole spend (failed and flagged attempts were paid for too) by the runs scored, and by those scored "
-        "and compliant; cost_per_pass_usd likewise.",
-        "cost",
-        tables.cost_table,
-        any_of=True,
-    ),
+    _pass_fail,
+    _tasks,
+    _contrasts,
+    _paired,
+    _factors,
+    _interaction,
+    _compliance,
+    _sensitivity,
+    _best_of_k,
+    _later,
+    _cost,
     _simple(
         "self_report",
         "Agents' own usage reports against the gateway's",
@@ -370,6 +480,16 @@ _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
         "(summed over runs with both; gap = (reported - gateway) / gateway). sbx counts the gateway's.",
         "self_report_gap",
         tables.self_report_gap_table,
+    ),
+    _budget,
+    _placement,
+    _simple(
+        "judge",
+        "Judge agreement",
+        ("judge_outcome", "outcome"),
+        "Cohen's kappa of the judge's pass/fail against the tests' outcome.",
+        "judge_kappa",
+        bt.kappa_table,
     ),
 )
 
@@ -382,16 +502,21 @@ def build_report(
     exclusion: str | Exclusion = Exclusion.BOTH,
     seed: int,
     source: str = "runs table",
+    settings: ReportSpec | None = None,
+    costs_from_gateway: bool = False,
 ) -> ReportPaths:
     """Write the report for a runs table: report.html (self-contained), summary.md, tables/, figures/.
 
     `runs` follows orchestrator.report.runs_table.SCHEMA (it is validated here). `exclusion` says which
-    compliance rules exclude a run; `seed` fixes every resample, so the same input gives the same report.
+    compliance rules exclude a run; `seed` fixes every resample, so the same input gives the same report
+    whatever the order of its rows. `settings` names the factors, reference levels, baselines, budget and
+    rate card; `costs_from_gateway` says the spend was measured by sbx's gateway (a ledger's runs), not
+    imported.
     """
     rule = Exclusion.parse(exclusion)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
-    prep = prepare(validate_runs(runs, source=source), rule, seed)
+    prep = prepare(validate_runs(runs, source=source), rule, seed, settings, costs_from_gateway=costs_from_gateway)
     sections = []
     for make in _SECTIONS:
         try:

@@ -17,7 +17,6 @@ from orchestrator.report.runs_table import present
 from orchestrator.stats import (
     DEFAULT_KS,
     Exclusion,
-    best_of_k_table,
     compliant,
     hanley_mcneil_se,
     interaction_contrasts,
@@ -28,6 +27,7 @@ from orchestrator.stats import (
     wrong_order_probability,
 )
 from orchestrator.stats.exclusion import ALL_RULES
+from orchestrator.stats.pooled_keep_best import PooledBestOfKRow, pooled_best_of_k
 
 WRONG_ORDER_RS = (1, 3, 10)
 
@@ -81,8 +81,13 @@ def compliance_table(prep: Prepared) -> pd.DataFrame:
             if rule in df:
                 row[f"{rule}_flagged"] = int((df[rule] == "flagged").sum())
                 row[f"{rule}_clear"] = int((df[rule] == "clear").sum())
+                # any other verdict (unanalysable): never clear, counted apart
+                row[f"{rule}_other"] = int((df[rule].notna() & ~df[rule].isin(("flagged", "clear"))).sum())
                 row[f"{rule}_blank"] = int(df[rule].isna().sum())
-        row["compliant"] = int((df["compliant"] == 1.0).sum())
+        # compliant = passed the applied rules AND scored: the count every score table uses; a run whose
+        # code could not be scored is a failed attempt whatever its audit said (counted in unscorable)
+        row["compliant"] = int(df["compliant_scored"].sum())
+        row["unscorable"] = int(((df["compliant"] == 1.0) & df["score"].isna()).sum())
         row["excluded"] = int((df["compliant"] == 0.0).sum())
         row["unknown"] = int(df["compliant"].isna().sum())
         rows.append(row)
@@ -94,10 +99,19 @@ def exclusion_sensitivity_table(prep: Prepared) -> pd.DataFrame:
     rows = []
     blank = pd.Series([None] * len(prep.runs), index=prep.runs.index, dtype=object)
     for rule in Exclusion:
+        never = [r for r in rule.rules if not present(prep.runs, r)]
+        if never:  # a rule nobody audited excludes nobody and clears nobody: say so, never "0 compliant"
+            rows += [
+                {"exclusion": rule.value, "pairing": p, "compliant": np.nan, "mean": np.nan, "p05": np.nan,
+                 "median": np.nan, "best": np.nan, "note": f"not audited: {', '.join(never)}"}
+                for p in prep.pairings
+            ]
+            continue
         comp = compliant(
             prep.runs.get("eval_labels_in_fit", blank).to_numpy(),
             prep.runs.get("frame_statistics", blank).to_numpy(),
             rule,
+            prep.runs.get("eval_features_in_fit", blank).to_numpy(),
         )
         df = prep.runs.assign(compliant=comp)
         for p in prep.pairings:
@@ -111,14 +125,22 @@ def exclusion_sensitivity_table(prep: Prepared) -> pd.DataFrame:
                     "p05": np.quantile(s, 0.05) if s.size else np.nan,
                     "median": np.median(s) if s.size else np.nan,
                     "best": s.max() if s.size else np.nan,
+                    "note": "",
                 }
             )
     return pd.DataFrame(rows)
 
 
-def spread_table(prep: Prepared) -> pd.DataFrame:
+def spread_table(prep: Prepared, *, value_column: str = "score") -> pd.DataFrame:
     """One row: how far apart pairing means are, against the median run-to-run SD."""
-    groups = [g for g in (_compliant_scores(prep.of(p)) for p in prep.pairings) if g.size >= 2]
+    groups = [
+        g
+        for g in (
+            prep.of(p).loc[prep.of(p)["compliant_scored"], value_column].dropna().to_numpy(float)
+            for p in prep.pairings
+        )
+        if g.size >= 2
+    ]
     s = spread_against_noise(groups)
     return pd.DataFrame(
         [
@@ -148,41 +170,83 @@ def _keep_inputs(prep: Prepared, df: pd.DataFrame) -> tuple[np.ndarray, np.ndarr
 def best_of_k_frame(
     prep: Prepared, *, ks: tuple[int, ...] = DEFAULT_KS, n_resamples: int = 2_000, confidence: float = 0.95
 ) -> pd.DataFrame:
-    """Per pairing and k: chance of a compliant attempt, kept median and 5th/95th percentile, gain, oracle."""
+    """Per pairing and k: chance of a compliant attempt, kept median and 5th/95th percentile, the gain in the
+    median (beside the median columns) and, named apart, the gain in the mean; the oracle's median and mean."""
     rows = []
     for p in prep.pairings:
         rank, value, keepable, unknown = _keep_inputs(prep, prep.of(p))
         if rank.size == 0:
             continue
-        table = best_of_k_table(
-            rank,
-            value,
-            keepable,
+        table = pooled_best_of_k(
+            [(rank, value, keepable)],
             ks=ks,
             n_resamples=n_resamples,
             seed=prep.seed_for("best_of_k", p),
             confidence=confidence,
         )
-        for r in table:
-            rows.append(
-                {
-                    "pairing": p,
-                    "k": r.k,
-                    "attempts": rank.size,
-                    "keepable": int(keepable.sum()),
-                    "unknown_dropped": unknown,
-                    "p_any_compliant": r.p_any,
-                    "median_kept": r.median_kept,
-                    "p05_kept": r.p05_kept,
-                    "p95_kept": r.p95_kept,
-                    "mean_kept": r.mean_kept,
-                    "gain": r.gain,
-                    "gain_low": r.gain_low,
-                    "gain_high": r.gain_high,
-                    "oracle_mean_kept": r.oracle_mean_kept,
-                    "oracle_gain": r.oracle_gain,
-                }
-            )
+        rows += [
+            {"pairing": p, "attempts": rank.size, "keepable": int(keepable.sum()), "unknown_dropped": unknown,
+             **_best_of_k_columns(r)}
+            for r in table
+        ]
+    return pd.DataFrame(rows)
+
+
+def _best_of_k_columns(r: PooledBestOfKRow) -> dict[str, object]:
+    return {
+        "k": r.k,
+        "p_any_compliant": r.p_any,
+        "p_any_low": r.p_any_low,
+        "p_any_wilson_low": r.p_any_wilson_low,
+        "p_any_wilson_high": r.p_any_wilson_high,
+        "median_kept": r.median_kept,
+        "p05_kept": r.p05_kept,
+        "p95_kept": r.p95_kept,
+        "gain_median": r.gain_median,
+        "gain_median_low": r.gain_median_low,
+        "gain_median_high": r.gain_median_high,
+        "mean_kept": r.mean_kept,
+        "gain_mean": r.gain_mean,
+        "gain_mean_low": r.gain_mean_low,
+        "gain_mean_high": r.gain_mean_high,
+        "oracle_median_kept": r.oracle_median_kept,
+        "oracle_mean_kept": r.oracle_mean_kept,
+    }
+
+
+def pooled_best_of_k_frame(
+    prep: Prepared,
+    *,
+    ks: tuple[int, ...] = DEFAULT_KS,
+    n_resamples: int = 2_000,
+    confidence: float = 0.95,
+    value_column: str = "score",
+) -> pd.DataFrame:
+    """Best compliant of k pooled over pairings weighted equally: all pairings, then each level of each
+    factor (the paper's Tables 6 and 8). `value_column` values the kept artifact (later_score: on later data)."""
+    groups: list[tuple[str, str, list[str]]] = [("all", "all pairings", list(prep.pairings))]
+    for factor in prep.settings.factors:
+        if factor in prep.runs and prep.runs[factor].notna().any():
+            for level in prep.levels(factor):
+                members = sorted(prep.runs.loc[prep.runs[factor].astype(str) == level, "pairing"].unique())
+                groups.append((factor, level, members))
+    rows = []
+    for factor, level, members in groups:
+        inputs = []
+        for p in members:
+            df = prep.of(p)
+            if value_column != "score":
+                df = df.assign(score=df[value_column])
+            rank, value, keepable, _ = _keep_inputs(prep, df)
+            if rank.size:
+                inputs.append((rank, value, keepable))
+        if not inputs:
+            continue
+        table = pooled_best_of_k(
+            inputs, ks=ks, n_resamples=n_resamples, seed=prep.seed_for("pooled_best_of_k", factor, level,
+                                                                       value_column), confidence=confidence
+        )
+        rows += [{"factor": factor, "level": level, "pairings": len(inputs), **_best_of_k_columns(r)} for r in table]
     return pd.DataFrame(rows)
 
 
@@ -213,6 +277,52 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def within_rank_table(
+    prep: Prepared, x: str, y: str, *, name: str, subsets: dict[str, pd.Series] | None = None, n_resamples: int = 2_000
+) -> pd.DataFrame:
+    """Per subset of runs: the rank correlation of x with y, runs ranked within their pairing and pooled,
+    with a bootstrap interval (runs resampled within pairings) and a permutation p (y shuffled within)."""
+    from orchestrator.stats import pooled_rank_correlation
+
+    subsets = subsets or {"compliant runs": prep.runs["compliant_scored"]}
+    rows = []
+    for label, mask in subsets.items():
+        df = prep.runs[mask & prep.runs[x].notna() & prep.runs[y].notna()]
+        row: dict[str, object] = {"subset": label}
+        try:
+            rc = pooled_rank_correlation(
+                df["pairing"].to_numpy(object), df[x].to_numpy(float), df[y].to_numpy(float),
+                n_resamples=n_resamples, seed=prep.seed_for("within_rank", name, label),
+            )
+            row.update(runs=rc.n, pairings=rc.groups, rho=rc.rho, ci_low=rc.low, ci_high=rc.high,
+                       p_value=rc.p_value, note="")
+        except ValueError as exc:
+            row.update(runs=len(df), pairings=np.nan, rho=np.nan, ci_low=np.nan, ci_high=np.nan,
+                       p_value=np.nan, note=str(exc))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def budget_use(prep: Prepared) -> pd.Series:
+    """Each run's share of its budget: metered CPU-seconds over the run's budget column, else the study's."""
+    budget = prep.runs["budget_cpu_seconds"] if "budget_cpu_seconds" in prep.runs else pd.Series(np.nan, index=prep.runs.index)
+    if prep.settings.budget_cpu_seconds is not None:
+        budget = budget.fillna(prep.settings.budget_cpu_seconds)
+    return prep.runs["cpu_seconds_metered"] / budget
+
+
+def budget_pooled_table(prep: Prepared) -> pd.DataFrame:
+    """Budget use against score, runs ranked within their pairing and pooled: all scored runs, compliant
+    runs, and compliant runs above a quarter, half and three quarters of the budget (when a budget is known)."""
+    scored = prep.runs["score"].notna()
+    subsets = {"all scored runs": scored, "compliant runs": prep.runs["compliant_scored"]}
+    use = budget_use(prep)
+    if use.notna().any():
+        for share, label in ((0.25, "a quarter"), (0.5, "half"), (0.75, "three quarters")):
+            subsets[f"compliant, above {label} of the budget"] = prep.runs["compliant_scored"] & (use > share)
+    return within_rank_table(prep, "cpu_seconds_metered", "score", name="budget", subsets=subsets)
+
+
 def budget_correlation_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd.DataFrame:
     """Per pairing: Spearman correlation of CPU-seconds used with the score, and its permutation p-value."""
     rows = []
@@ -239,20 +349,30 @@ def budget_correlation_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd
     return pd.DataFrame(rows)
 
 
-def interaction_table(prep: Prepared, *, n_resamples: int = 5_000) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Difference-in-differences contrasts over the agent x model grid, and the joint Wald test."""
-    df = prep.runs[(prep.runs["compliant"] == 1.0) & prep.runs["score"].notna()]
+def interaction_table(
+    prep: Prepared, *, n_resamples: int = 5_000, value_column: str = "score"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every pair of agents: the change in one minus the change in the other when the model moves away from
+    the reference model, in one Holm family; and the joint Wald test of no interaction."""
+    df = prep.runs[(prep.runs["compliant"] == 1.0) & prep.runs[value_column].notna()]
     cells = {
-        (str(a), str(m)): g["score"].to_numpy(float)
-        for (a, m), g in df.groupby(["agent", "model"], sort=False)
+        (str(a), str(m)): g[value_column].to_numpy(float)
+        for (a, m), g in df.groupby(["agent", "model"], sort=True)
     }
-    res = interaction_contrasts(cells, n_resamples=n_resamples, seed=prep.seed_for("interaction"))
+    res = interaction_contrasts(
+        cells,
+        n_resamples=n_resamples,
+        seed=prep.seed_for("interaction", value_column),
+        rows=[a for a in prep.levels("agent") if any(k[0] == a for k in cells)],
+        cols=[m for m in prep.levels("model") if any(k[1] == m for k in cells)],
+        pairwise=True,
+    )
     contrasts = pd.DataFrame(
         [
             {
                 "agent": c.row,
+                "against": c.against,
                 "model": c.col,
-                "reference_agent": res.reference_row,
                 "reference_model": res.reference_col,
                 "contrast": c.estimate,
                 "se": c.se,
@@ -270,20 +390,36 @@ def interaction_table(prep: Prepared, *, n_resamples: int = 5_000) -> tuple[pd.D
 
 
 def later_table(prep: Prepared) -> pd.DataFrame:
-    """Per pairing: the compliant runs' mean score now and on later-period data, and the change."""
+    """Per pairing and over all: the compliant runs' mean, SD and gain over the starting code in each period.
+
+    The later period's difficulty differs (the starting code may score higher or lower there), so the raw
+    "later minus now" mixes that difference with the loss of gain; the gain over the starting code in each
+    period, and the share of it kept, do not. Without the two baselines only the means and SDs are given.
+    """
+    base_now, base_later = prep.baseline(), prep.baseline("later_score")
+    groups = [(p, prep.of(p)) for p in prep.pairings] + [("all", prep.runs)]
     rows = []
-    for p in prep.pairings:
-        df = prep.of(p)
-        df = df[(df["compliant"] == 1.0) & df["score"].notna() & df["later_score"].notna()]
-        rows.append(
-            {
-                "pairing": p,
-                "runs": len(df),
-                "mean_score": df["score"].mean() if len(df) else np.nan,
-                "mean_later": df["later_score"].mean() if len(df) else np.nan,
-                "mean_change": (df["later_score"] - df["score"]).mean() if len(df) else np.nan,
-            }
-        )
+    for p, df in groups:
+        df = df[df["compliant_scored"] & df["later_score"].notna()]
+        now, later = df["score"], df["later_score"]
+        row: dict[str, object] = {
+            "pairing": p,
+            "runs": len(df),
+            "mean_score": now.mean() if len(df) else np.nan,
+            "mean_later": later.mean() if len(df) else np.nan,
+            "sd_score": now.std(ddof=1) if len(df) > 1 else np.nan,
+            "sd_later": later.std(ddof=1) if len(df) > 1 else np.nan,
+        }
+        if base_now is not None and base_later is not None:
+            gain_now, gain_later = now.mean() - base_now, later.mean() - base_later
+            row.update(
+                gain_score=gain_now,
+                gain_later=gain_later,
+                share_of_gain_kept=gain_later / gain_now if len(df) and gain_now != 0 else np.nan,
+                below_baseline_score=int((now < base_now).sum()),
+                below_baseline_later=int((later < base_later).sum()),
+            )
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -355,8 +491,31 @@ def cost_table(prep: Prepared) -> pd.DataFrame:
             )
         if "cpu_seconds_metered" in df:
             row["mean_cpu_seconds"] = df["cpu_seconds_metered"].mean()
+        listed = list_price_cost(prep, df)
+        if listed is not None:
+            row["list_price_cost_per_run_usd"] = listed.mean()
+            row["list_price_total_usd"] = listed.sum()
+            row["list_price_max_over_min_run"] = listed.max() / listed.min() if listed.min() > 0 else np.nan
+        for col in ("input_tokens", "output_tokens"):
+            if col in df:
+                row[f"mean_{col}"] = df[col].mean()
         rows.append(row)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    if "list_price_cost_per_run_usd" in frame and frame["list_price_cost_per_run_usd"].min() > 0:
+        frame["list_price_over_cheapest"] = frame["list_price_cost_per_run_usd"] / frame["list_price_cost_per_run_usd"].min()
+    return frame
+
+
+def list_price_cost(prep: Prepared, df: pd.DataFrame) -> pd.Series | None:
+    """Each run's cost at the rate card's list prices: input and output tokens at the model's prices (no
+    cache discount), or None without a rate card, tokens or a model column. A model the card does not
+    list gets no price (an unlisted price is not a zero price)."""
+    card = prep.settings.rate_card
+    if card is None or "model" not in df or "input_tokens" not in df or "output_tokens" not in df:
+        return None
+    price_in = df["model"].map(lambda m: card.prices[m].input if m in card.prices else np.nan)
+    price_out = df["model"].map(lambda m: card.prices[m].output if m in card.prices else np.nan)
+    return (df["input_tokens"] * price_in + df["output_tokens"] * price_out) / 1e6
 
 
 #: the agent CLI's own usage report, beside the gateway's measurement of the same
