@@ -31,8 +31,66 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compliance rules that exclude a run: nothing, one rule, or both (default: both)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for every resample (default: 0)")
+    p.add_argument(
+        "--settings",
+        type=Path,
+        metavar="FILE",
+        help="YAML of what the runs do not say (factors, reference, baseline, budget_cpu_seconds, rate_card, "
+        "top_n; the study spec's `report:` block); the flags below override it",
+    )
+    p.add_argument(
+        "--reference",
+        action="append",
+        default=[],
+        metavar="FACTOR=LEVEL",
+        help="the level a factor is compared against, e.g. model=glm-5.3-flash (default: first in sorted order)",
+    )
+    p.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="COLUMN=SCORE",
+        help="the starting code's score, e.g. holdout_score=0.7148 or later_score=0.7175",
+    )
+    p.add_argument("--budget", type=float, metavar="CPU_SECONDS", help="each run's CPU-second budget")
+    p.add_argument("--top-n", type=int, metavar="N", help="how many top scores to inspect for rule-breakers")
     add_json(p, "the files written")
     p.set_defaults(handler=_run)
+
+
+def _pairs(values: list[str], flag: str) -> dict[str, str]:
+    out = {}
+    for text in values:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ConfigError(f"{flag} takes NAME=VALUE, got {text!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def report_settings(args: argparse.Namespace) -> object:
+    """The ReportSpec from --settings and the flags (flags win), validated once, errors naming the key."""
+    from pydantic import ValidationError
+
+    from orchestrator.specs.loading import load_yaml_model
+    from orchestrator.specs.study import ReportSpec
+
+    base = load_yaml_model(args.settings, ReportSpec) if args.settings else ReportSpec()
+    data = base.model_dump()
+    data["reference"] = {**data["reference"], **_pairs(args.reference, "--reference")}
+    data["baseline"] = {**data["baseline"], **_pairs(args.baseline, "--baseline")}
+    for name in data["reference"]:
+        if name not in data["factors"]:
+            data["factors"] = [*data["factors"], name]
+    if args.budget is not None:
+        data["budget_cpu_seconds"] = args.budget
+    if args.top_n is not None:
+        data["top_n"] = args.top_n
+    try:
+        return ReportSpec.model_validate(data)
+    except ValidationError as e:
+        lines = [f"report settings: {'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors()]
+        raise ConfigError("\n".join(lines)) from None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -44,6 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError("nothing to report: give a STUDY name or --runs-csv FILE")
     if args.seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {args.seed}")
+    settings = report_settings(args)
     if args.study:
         from orchestrator.report import validate_runs
         from orchestrator.study.export import runs_frame, study_id_of
@@ -53,10 +112,12 @@ def _run(args: argparse.Namespace) -> int:
             source = f"study {args.study} in {ledger.path}"
         name = args.study
         out = args.out or home(args).report_dir(args.study)
+        measured = True  # the ledger's spend is the gateway's
     else:
         runs = load_runs_csv(args.runs_csv)
         name, source = args.runs_csv.name, str(args.runs_csv)
         out = args.out or Path(f"report-{args.runs_csv.stem}")
+        measured = False  # a CSV's spend came from elsewhere
     paths = build_report(
         runs,
         out,
@@ -64,6 +125,8 @@ def _run(args: argparse.Namespace) -> int:
         exclusion=args.exclusion,
         seed=args.seed,
         source=source,
+        settings=settings,  # type: ignore[arg-type]
+        costs_from_gateway=measured,
     )
     if args.json:
         print_json({"html": str(paths.html), "files": [str(p) for p in paths.all()]})

@@ -179,6 +179,9 @@ def _sensitivity(prep: Prepared) -> Section:
             "The same pairings under each exclusion rule; the tails (5th percentile, best) move the most."
         )
         s.tables.append(
+            TableSpec("exclusion_summary", "Per exclusion rule, over all pairings", tables.exclusion_summary_table(prep))
+        )
+        s.tables.append(
             TableSpec(
                 "exclusion_sensitivity",
                 "Per exclusion rule and pairing",
@@ -245,6 +248,10 @@ def _best_of_k(prep: Prepared) -> Section:
     s.tables.insert(0, TableSpec("best_of_k_pooled", "Best compliant of k, pairings weighted equally",
                                  tables.pooled_best_of_k_frame(prep, ks=DEFAULT_KS)))
     s.tables.append(TableSpec("best_of_k", "Best compliant of k, per pairing", frame))
+    selection = effects.selection_table(prep)
+    if len(selection):
+        s.tables.append(TableSpec("selection", "Selection quality: eval against holdout ranks within pairings, "
+                                  "and the oracle's regret (oracle mean kept minus the policy's)", selection))
     return s
 
 

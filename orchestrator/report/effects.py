@@ -70,49 +70,67 @@ def factor_effects_table(prep: Prepared, *, value_column: str = "score", n_resam
         ref = levels[0]
         others = _other_factors(prep, factor)
         for level in levels[1:]:
-            pair = comp[comp[factor].astype(str).isin((ref, level))]
-            if others:  # matched: only the other-factor combinations run at both levels
-                combos = pair.groupby(others)[factor].nunique()
-                both = combos[combos == 2].index
-                pair = pair.set_index(others).loc[both].reset_index() if len(both) else pair.iloc[0:0]
-            a = pair.loc[pair[factor].astype(str) == level, value_column].to_numpy(float)
-            b = pair.loc[pair[factor].astype(str) == ref, value_column].to_numpy(float)
-            if a.size < 2 or b.size < 2:
-                continue
-            d = mean_difference(a, b, n_resamples=n_resamples, seed=prep.seed_for("factor", factor, level, value_column))
-            ref_runs = pair[pair[factor].astype(str) == ref]
-            sd = float(ref_runs.groupby("pairing")[value_column].std(ddof=1).median())
-            reversals = []
-            for _, cell in (pair.groupby(others) if others else [((), pair)]):
-                hi = cell.loc[cell[factor].astype(str) == level, value_column].to_numpy(float)
-                lo = cell.loc[cell[factor].astype(str) == ref, value_column].to_numpy(float)
-                w = wrong_order_probability(lo, hi, 1, seed=0)  # exact at r = 1: the seed is never drawn on
-                reversals.append(w.p_wrong + w.p_tie / 2)
-            pooled = wrong_order_probability(b, a, 1, seed=0)
-            rows.append(
-                {
-                    "factor": factor,
-                    "level": level,
-                    "reference": ref,
-                    "runs_level": d.n_a,
-                    "runs_reference": d.n_b,
-                    "mean_level": d.mean_a,
-                    "mean_reference": d.mean_b,
-                    "gain": d.estimate,
-                    "se": d.se,
-                    "in_ses": d.z,
-                    "p_value": d.p_value,
-                    "ci_low": d.low,
-                    "ci_high": d.high,
-                    "reference_run_sd": sd,
-                    "gain_in_run_sds": d.estimate / sd if sd > 0 else np.nan,
-                    "runs_per_arm": float(np.ceil(runs_per_arm(sd, abs(d.estimate)))) if d.estimate else np.inf,
-                    "p_reference_ahead_one_run": float(np.mean(reversals)),
-                    "p_reference_ahead_one_run_pooled": pooled.p_wrong + pooled.p_tie / 2,
-                    "matched_over": ", ".join(others) if others else "",
-                }
-            )
+            rows += _factor_rows(prep, comp, factor, ref, level, others, value_column, n_resamples)
     return pd.DataFrame(rows)
+
+
+def _factor_rows(
+    prep: Prepared, comp: pd.DataFrame, factor: str, ref: str, level: str, others: list[str], value_column: str,
+    n_resamples: int,
+) -> list[dict[str, object]]:
+    """The pooled row for one level against the reference, then (with one other factor) one row within each
+    of that factor's levels (the change of each agent when the model changes, say)."""
+    rows: list[dict[str, object]] = []
+    scopes: list[tuple[str, pd.DataFrame]] = [("all", comp)]
+    if len(others) == 1:
+        scopes += [(f"{others[0]}={v}", comp[comp[others[0]].astype(str) == v]) for v in prep.levels(others[0])]
+    for scope, data in scopes:
+        pair = data[data[factor].astype(str).isin((ref, level))]
+        if others:  # matched: only the other-factor combinations run at both levels
+            combos = pair.groupby(others)[factor].nunique()
+            both = combos[combos == 2].index
+            pair = pair.set_index(others).loc[both].reset_index() if len(both) else pair.iloc[0:0]
+        a = pair.loc[pair[factor].astype(str) == level, value_column].to_numpy(float)
+        b = pair.loc[pair[factor].astype(str) == ref, value_column].to_numpy(float)
+        if a.size < 2 or b.size < 2:
+            continue
+        d = mean_difference(
+            a, b, n_resamples=n_resamples, seed=prep.seed_for("factor", factor, level, value_column, scope)
+        )
+        ref_runs = pair[pair[factor].astype(str) == ref]
+        sd = float(ref_runs.groupby("pairing")[value_column].std(ddof=1).median())
+        reversals = []
+        for _, cell in (pair.groupby(others) if others else [((), pair)]):
+            hi = cell.loc[cell[factor].astype(str) == level, value_column].to_numpy(float)
+            lo = cell.loc[cell[factor].astype(str) == ref, value_column].to_numpy(float)
+            w = wrong_order_probability(lo, hi, 1, seed=0)  # exact at r = 1: the seed is never drawn on
+            reversals.append(w.p_wrong + w.p_tie / 2)
+        pooled = wrong_order_probability(b, a, 1, seed=0)
+        rows.append(
+            {
+                "factor": factor,
+                "level": level,
+                "reference": ref,
+                "within": scope,
+                "runs_level": d.n_a,
+                "runs_reference": d.n_b,
+                "mean_level": d.mean_a,
+                "mean_reference": d.mean_b,
+                "gain": d.estimate,
+                "se": d.se,
+                "in_ses": d.z,
+                "p_value": d.p_value,
+                "ci_low": d.low,
+                "ci_high": d.high,
+                "reference_run_sd": sd,
+                "gain_in_run_sds": d.estimate / sd if sd > 0 else np.nan,
+                "runs_per_arm": float(np.ceil(runs_per_arm(sd, abs(d.estimate)))) if d.estimate else np.inf,
+                "p_reference_ahead_one_run": float(np.mean(reversals)),
+                "p_reference_ahead_one_run_pooled": pooled.p_wrong + pooled.p_tie / 2,
+                "matched_over": ", ".join(others) if others else "",
+            }
+        )
+    return rows
 
 
 def yield_table(prep: Prepared, *, confidence: float = 0.95) -> pd.DataFrame:
@@ -178,16 +196,21 @@ def top_runs_table(prep: Prepared) -> pd.DataFrame:
     """Among the N highest scores (every scored run, rule-breakers included), how many broke an applied rule,
     on each score column; and the best score before and after excluding them."""
     n = prep.settings.top_n
+    scopes: list[tuple[str, pd.DataFrame]] = [("all", prep.runs)]
+    for factor in prep.settings.factors:
+        if factor in prep.runs and prep.runs[factor].nunique() > 1:
+            scopes += [(f"{factor}={lv}", prep.runs[prep.runs[factor].astype(str) == lv]) for lv in prep.levels(factor)]
     rows = []
-    for column in ("score", "later_score"):
-        if column not in prep.runs or not prep.runs[column].notna().any():
+    for (scope, runs), column in ((sc, c) for sc in scopes for c in ("score", "later_score")):
+        if column not in runs or not runs[column].notna().any():
             continue
-        scored = prep.runs[prep.runs[column].notna()]
+        scored = runs[runs[column].notna()]
         # ties at the cut are broken by the canonical row order, never the input's
         top = scored.sort_values(column, ascending=False, kind="stable").head(n)
         comp = scored[scored["compliant_scored"]]
         rows.append(
             {
+                "runs": scope,
                 "score": prep.score_column if column == "score" else column,
                 "top_n": len(top),
                 "rule_breakers": int((top["compliant"] == 0.0).sum()),
@@ -201,3 +224,23 @@ def top_runs_table(prep: Prepared) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows)
+
+
+def selection_table(prep: Prepared) -> pd.DataFrame:
+    """Does choosing on the eval score pick what the holdout would? Per pairing and pooled: the rank
+    correlation of eval and holdout scores within pairings (compliant runs), and the oracle's regret, the
+    mean kept holdout score of an oracle choosing on the holdout minus the policy's, per k."""
+    from orchestrator.report.tables import pooled_best_of_k_frame, within_rank_table
+
+    if "eval_score" not in prep.runs or prep.score_column != "holdout_score":
+        return pd.DataFrame()
+    comp = prep.runs["compliant_scored"]
+    subsets = {"all pairings": comp} | {p: comp & (prep.runs["pairing"] == p) for p in prep.pairings}
+    frame = within_rank_table(prep, "eval_score", "score", name="selection", subsets=subsets)
+    pooled = pooled_best_of_k_frame(prep, n_resamples=1)  # point estimates only: the regret needs no interval
+    pooled = pooled[pooled["factor"] == "all"]
+    for _, r in pooled.iterrows():
+        frame.loc[frame["subset"] == "all pairings", f"oracle_regret_k{int(r['k'])}"] = (
+            r["oracle_mean_kept"] - r["mean_kept"]
+        )
+    return frame

@@ -131,6 +131,50 @@ def exclusion_sensitivity_table(prep: Prepared) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def exclusion_summary_table(prep: Prepared, *, n_resamples: int = 200) -> pd.DataFrame:
+    """Per exclusion rule, over all pairings: runs kept, spread of pairing means, median pairing SD, best
+    score, and the pooled best-of-3 and best-of-10 medians (the policy rejecting what the rule excludes)."""
+    from dataclasses import replace
+
+    from orchestrator.stats.pooled_keep_best import pooled_best_of_k
+
+    blank = pd.Series([None] * len(prep.runs), index=prep.runs.index, dtype=object)
+    rows = []
+    for rule in Exclusion:
+        never = [r for r in rule.rules if not present(prep.runs, r)]
+        if never:
+            rows.append({"exclusion": rule.value, "note": f"not audited: {', '.join(never)}"})
+            continue
+        comp = compliant(
+            prep.runs.get("eval_labels_in_fit", blank).to_numpy(),
+            prep.runs.get("frame_statistics", blank).to_numpy(),
+            rule,
+            prep.runs.get("eval_features_in_fit", blank).to_numpy(),
+        )
+        runs = prep.runs.assign(compliant=comp)
+        runs["compliant_scored"] = (runs["compliant"] == 1.0) & runs["score"].notna()
+        view = replace(prep, runs=runs)
+        kept = runs[runs["compliant_scored"]]
+        groups = [g["score"].to_numpy(float) for _, g in kept.groupby("pairing") if len(g) >= 2]
+        spread = spread_against_noise(groups) if len(groups) >= 2 else None
+        inputs = [_keep_inputs(view, view.of(p))[:3] for p in prep.pairings]
+        best = pooled_best_of_k([i for i in inputs if i[0].size], ks=(3, 10), n_resamples=n_resamples,
+                                seed=prep.seed_for("exclusion_summary", rule.value))
+        rows.append(
+            {
+                "exclusion": rule.value,
+                "runs": len(kept),
+                "spread_of_means": spread.range_of_means if spread else np.nan,
+                "median_run_sd": spread.median_run_sd if spread else np.nan,
+                "best": kept["score"].max(),
+                "best_of_3_median": best[0].median_kept,
+                "best_of_10_median": best[1].median_kept,
+                "note": "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def spread_table(prep: Prepared, *, value_column: str = "score") -> pd.DataFrame:
     """One row: how far apart pairing means are, against the median run-to-run SD."""
     groups = [
