@@ -43,6 +43,8 @@ def _scores(prep: Prepared) -> Section:
         )
     )
     s.tables.append(TableSpec("pairings", "Per pairing", tables.pairing_table(prep)))
+    s.tables.append(TableSpec("run_gaps", "How far apart two runs of one pairing land (every pair of distinct "
+                              "runs)", tables.run_gaps_table(prep)))
     return s
 
 
@@ -200,7 +202,9 @@ def _contrasts(prep: Prepared) -> Section:
         s.skipped = "needs at least two pairings"
         return s
     s.intro = (
-        "runs_per_arm = 16 sd^2 / gap^2 (80% power at 5%, two-sided). p_weaker_ahead_rN: how often "
+        "runs_per_arm = 16 sd^2 / gap^2 (80% power at 5%, two-sided), rounded up, with sd the pair's pooled "
+        "SD (sbx's convention); runs_per_arm_at_median_sd uses the median pairing SD for every contrast (the "
+        "convention of the reference study), unrounded. p_weaker_ahead_rN: how often "
         "comparing averages of N runs drawn from each pairing's runs puts the weaker one ahead "
         "(ties count half; exact over all draws with replacement where feasible, else simulated)."
     )

@@ -66,6 +66,24 @@ def pairing_table(prep: Prepared, *, n_resamples: int = 10_000, confidence: floa
     return pd.DataFrame(rows)
 
 
+def run_gaps_table(prep: Prepared) -> pd.DataFrame:
+    """Per pairing and pooled: how far apart two runs of one pairing land, over all scored runs and over
+    compliant runs (the distribution of |x_i - x_j| over every pair of distinct runs)."""
+    from orchestrator.stats import run_gaps
+
+    rows = []
+    for runs_label, mask in (("all scored", prep.runs["score"].notna()), ("compliant", prep.runs["compliant_scored"])):
+        df = prep.runs[mask]
+        for p in [*prep.pairings, "all"]:
+            sub = df if p == "all" else df[df["pairing"] == p]
+            if len(sub) < 2:
+                continue
+            g = run_gaps(sub["pairing"].to_numpy(object), sub["score"].to_numpy(float))
+            rows.append({"runs": runs_label, "pairing": p, "pairs": g.pairs, "mean_gap": g.mean,
+                         "median_gap": g.median, "p90_gap": g.p90})
+    return pd.DataFrame(rows)
+
+
 def compliance_table(prep: Prepared) -> pd.DataFrame:
     """Per pairing: how runs ended, each rule's flagged/clear/blank counts, and who counts as compliant."""
     rows = []
@@ -297,6 +315,8 @@ def pooled_best_of_k_frame(
 def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
     """Per pair of pairings: the observed gap, runs per arm to detect it, how often r runs misorder them."""
     scores = {p: _compliant_scores(prep.of(p)) for p in prep.pairings}
+    with_sd = [s for s in scores.values() if s.size >= 2]
+    median_sd = float(np.median([s.std(ddof=1) for s in with_sd])) if with_sd else np.nan
     rows = []
     for a, b in combinations([p for p in prep.pairings if scores[p].size >= 2], 2):
         sa, sb = scores[a], scores[b]
@@ -310,6 +330,9 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
             "gap": gap,
             "pooled_sd": sd,
             "runs_per_arm": math.ceil(need) if math.isfinite(need) else np.inf,
+            # the paper's convention: one run-to-run SD for every contrast, the median pairing SD
+            "median_pairing_sd": median_sd,
+            "runs_per_arm_at_median_sd": runs_per_arm(median_sd, gap) if gap > 0 else np.inf,
             "runs_now": int(min(sa.size, sb.size)),
         }
         for r in WRONG_ORDER_RS:

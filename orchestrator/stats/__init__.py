@@ -55,6 +55,8 @@ _EXPORTS: dict[str, str] = {
     "RunSummary": "continuous",
     "SpreadVsNoise": "continuous",
     "WrongOrder": "continuous",
+    "RunGaps": "continuous",
+    "run_gaps": "continuous",
     "spread_against_noise": "continuous",
     "summarize_runs": "continuous",
     "wrong_order_probability": "continuous",

@@ -132,7 +132,8 @@ def pooled_rank_correlation(
     idx = np.concatenate(
         [s + rng.integers(0, n, size=(n_resamples, n)) for s, n in zip(starts, sizes, strict=True)], axis=1
     )
-    boot = _pearson_rows(_within_ranks(xs[idx], starts, sizes), _within_ranks(ys[idx], starts, sizes))
+    with np.errstate(invalid="ignore", divide="ignore"):  # a resample with all ties has no r: dropped below
+        boot = _pearson_rows(_within_ranks(xs[idx], starts, sizes), _within_ranks(ys[idx], starts, sizes))
     lo, hi = percentile_interval(boot[~np.isnan(boot)], confidence)
     perm = np.concatenate(
         [s + rng.permuted(np.tile(np.arange(n), (n_resamples, 1)), axis=1) for s, n in zip(starts, sizes, strict=True)],

@@ -349,3 +349,16 @@ def test_table_16_and_section_4_8(s2: dict[str, pd.DataFrame]) -> None:
     per = s2["budget_correlation"]
     # positive in every pairing, from +0.38 to +0.70
     assert printed(per["rho"].min(), "+0.38") and printed(per["rho"].max(), "+0.70")
+
+
+def test_section_4_1_two_runs_and_4_2_run_counts(s2: dict[str, pd.DataFrame]) -> None:
+    gaps = s2["run_gaps"].set_index(["runs", "pairing"]).loc[("all scored", "all")]
+    # two runs of one pairing differ by 0.0147 on average over all runs, 0.0285 at the ninth decile
+    assert printed(gaps["mean_gap"], "0.0147") and printed(gaps["p90_gap"], "0.0285")
+    t = s2["runs_needed"]
+    widest = t.loc[t["gap"].idxmax()]
+    assert printed(widest["gap"], "0.0095") and round(widest["runs_per_arm_at_median_sd"]) == 20
+    model = lambda p: p.split("/")[1]  # noqa: E731
+    same = t[[model(a) == model(b) for a, b in zip(t["stronger"], t["weaker"], strict=True)]]
+    agents = same.loc[same["gap"].idxmax()]
+    assert printed(agents["gap"], "0.0053") and round(agents["runs_per_arm_at_median_sd"]) == 66
