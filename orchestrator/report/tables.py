@@ -76,7 +76,7 @@ def run_gaps_table(prep: Prepared) -> pd.DataFrame:
         df = prep.runs[mask]
         for p in [*prep.pairings, "all"]:
             sub = df if p == "all" else df[df["pairing"] == p]
-            if len(sub) < 2:
+            if len(sub) < 2 or sub["pairing"].value_counts().max() < 2:  # no pairing with two runs: no gap
                 continue
             g = run_gaps(sub["pairing"].to_numpy(object), sub["score"].to_numpy(float))
             rows.append({"runs": runs_label, "pairing": p, "pairs": g.pairs, "mean_gap": g.mean,
