@@ -33,6 +33,10 @@ def baseline_table(prep: Prepared) -> pd.DataFrame:
         scored = prep.runs[prep.runs[column].notna()]
         sds = comp.groupby("pairing")[column].std(ddof=1).dropna()
         gain = comp[column].mean() - base
+        ref_sd = np.nan
+        if "model" in comp and comp["model"].notna().any():
+            ref = prep.levels("model")[0]
+            ref_sd = comp[comp["model"].astype(str) == ref].groupby("pairing")[column].std(ddof=1).median()
         rows.append(
             {
                 "score": name,
@@ -41,6 +45,7 @@ def baseline_table(prep: Prepared) -> pd.DataFrame:
                 "mean": comp[column].mean(),
                 "gain_over_baseline": gain,
                 "gain_in_run_sds": gain / sds.median() if len(sds) else np.nan,
+                "gain_in_reference_model_sds": gain / ref_sd if ref_sd and ref_sd > 0 else np.nan,
                 "weakest_compliant_minus_baseline": comp[column].min() - base,
                 "compliant_below_baseline": int((comp[column] < base).sum()),
                 "scored_runs": len(scored),
@@ -235,7 +240,11 @@ def selection_table(prep: Prepared) -> pd.DataFrame:
     if "eval_score" not in prep.runs or prep.score_column != "holdout_score":
         return pd.DataFrame()
     comp = prep.runs["compliant_scored"]
-    subsets = {"all pairings": comp} | {p: comp & (prep.runs["pairing"] == p) for p in prep.pairings}
+    subsets = {"all pairings": comp}
+    for factor in prep.settings.factors:
+        if factor in prep.runs and prep.runs[factor].nunique() > 1:
+            subsets |= {f"{factor}={lv}": comp & (prep.runs[factor].astype(str) == lv) for lv in prep.levels(factor)}
+    subsets |= {p: comp & (prep.runs["pairing"] == p) for p in prep.pairings}
     frame = within_rank_table(prep, "eval_score", "score", name="selection", subsets=subsets)
     pooled = pooled_best_of_k_frame(prep, n_resamples=1)  # point estimates only: the regret needs no interval
     pooled = pooled[pooled["factor"] == "all"]

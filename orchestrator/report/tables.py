@@ -317,6 +317,7 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
     scores = {p: _compliant_scores(prep.of(p)) for p in prep.pairings}
     with_sd = [s for s in scores.values() if s.size >= 2]
     median_sd = float(np.median([s.std(ddof=1) for s in with_sd])) if with_sd else np.nan
+    ref_sd, ref_model = _reference_model_sd(prep, scores)
     rows = []
     for a, b in combinations([p for p in prep.pairings if scores[p].size >= 2], 2):
         sa, sb = scores[a], scores[b]
@@ -333,6 +334,10 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
             # the paper's convention: one run-to-run SD for every contrast, the median pairing SD
             "median_pairing_sd": median_sd,
             "runs_per_arm_at_median_sd": runs_per_arm(median_sd, gap) if gap > 0 else np.inf,
+            # and the reference study's Table 9: the median SD of the reference model's pairings
+            "reference_model_sd": ref_sd,
+            "gap_in_reference_model_sds": gap / ref_sd if ref_sd > 0 else np.nan,
+            "runs_per_arm_at_reference_model_sd": runs_per_arm(ref_sd, gap) if gap > 0 and ref_sd > 0 else np.nan,
             "runs_now": int(min(sa.size, sb.size)),
         }
         for r in WRONG_ORDER_RS:
@@ -388,6 +393,16 @@ def budget_pooled_table(prep: Prepared) -> pd.DataFrame:
         for share, label in ((0.25, "a quarter"), (0.5, "half"), (0.75, "three quarters")):
             subsets[f"compliant, above {label} of the budget"] = prep.runs["compliant_scored"] & (use > share)
     return within_rank_table(prep, "cpu_seconds_metered", "score", name="budget", subsets=subsets)
+
+
+def _reference_model_sd(prep: Prepared, scores: dict[str, np.ndarray]) -> tuple[float, str | None]:
+    """The median run-to-run SD of the reference model's pairings (NaN without a model column)."""
+    if "model" not in prep.runs or not prep.runs["model"].notna().any():
+        return float("nan"), None
+    ref = prep.levels("model")[0]
+    members = prep.runs.loc[prep.runs["model"].astype(str) == ref, "pairing"].unique()
+    sds = [scores[p].std(ddof=1) for p in members if p in scores and scores[p].size >= 2]
+    return (float(np.median(sds)) if sds else float("nan")), ref
 
 
 def budget_correlation_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd.DataFrame:
