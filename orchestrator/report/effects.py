@@ -235,7 +235,8 @@ def selection_table(prep: Prepared) -> pd.DataFrame:
     """Does choosing on the eval score pick what the holdout would? Per pairing and pooled: the rank
     correlation of eval and holdout scores within pairings (compliant runs), and the oracle's regret, the
     mean kept holdout score of an oracle choosing on the holdout minus the policy's, per k."""
-    from orchestrator.report.tables import pooled_best_of_k_frame, within_rank_table
+    from orchestrator.report.keep_tables import pooled_best_of_k_frame
+    from orchestrator.report.tables import within_rank_table
 
     if "eval_score" not in prep.runs or prep.score_column != "holdout_score":
         return pd.DataFrame()

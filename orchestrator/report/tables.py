@@ -27,7 +27,6 @@ from orchestrator.stats import (
     wrong_order_probability,
 )
 from orchestrator.stats.exclusion import ALL_RULES
-from orchestrator.stats.pooled_keep_best import PooledBestOfKRow, pooled_best_of_k
 
 WRONG_ORDER_RS = (1, 3, 10)
 
@@ -149,50 +148,6 @@ def exclusion_sensitivity_table(prep: Prepared) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def exclusion_summary_table(prep: Prepared, *, n_resamples: int = 200) -> pd.DataFrame:
-    """Per exclusion rule, over all pairings: runs kept, spread of pairing means, median pairing SD, best
-    score, and the pooled best-of-3 and best-of-10 medians (the policy rejecting what the rule excludes)."""
-    from dataclasses import replace
-
-    from orchestrator.stats.pooled_keep_best import pooled_best_of_k
-
-    blank = pd.Series([None] * len(prep.runs), index=prep.runs.index, dtype=object)
-    rows = []
-    for rule in Exclusion:
-        never = [r for r in rule.rules if not present(prep.runs, r)]
-        if never:
-            rows.append({"exclusion": rule.value, "note": f"not audited: {', '.join(never)}"})
-            continue
-        comp = compliant(
-            prep.runs.get("eval_labels_in_fit", blank).to_numpy(),
-            prep.runs.get("frame_statistics", blank).to_numpy(),
-            rule,
-            prep.runs.get("eval_features_in_fit", blank).to_numpy(),
-        )
-        runs = prep.runs.assign(compliant=comp)
-        runs["compliant_scored"] = (runs["compliant"] == 1.0) & runs["score"].notna()
-        view = replace(prep, runs=runs)
-        kept = runs[runs["compliant_scored"]]
-        groups = [g["score"].to_numpy(float) for _, g in kept.groupby("pairing") if len(g) >= 2]
-        spread = spread_against_noise(groups) if len(groups) >= 2 else None
-        inputs = [_keep_inputs(view, view.of(p))[:3] for p in prep.pairings]
-        best = pooled_best_of_k([i for i in inputs if i[0].size], ks=(3, 10), n_resamples=n_resamples,
-                                seed=prep.seed_for("exclusion_summary", rule.value))
-        rows.append(
-            {
-                "exclusion": rule.value,
-                "runs": len(kept),
-                "spread_of_means": spread.range_of_means if spread else np.nan,
-                "median_run_sd": spread.median_run_sd if spread else np.nan,
-                "best": kept["score"].max(),
-                "best_of_3_median": best[0].median_kept,
-                "best_of_10_median": best[1].median_kept,
-                "note": "",
-            }
-        )
-    return pd.DataFrame(rows)
-
-
 def spread_table(prep: Prepared, *, value_column: str = "score") -> pd.DataFrame:
     """One row: how far apart pairing means are, against the median run-to-run SD."""
     groups = [
@@ -215,101 +170,6 @@ def spread_table(prep: Prepared, *, value_column: str = "score") -> pd.DataFrame
             }
         ]
     )
-
-
-def _keep_inputs(prep: Prepared, df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Best-of-k attempts of one pairing: (rank score, value, keepable, attempts dropped as unknown)."""
-    rank_col = "eval_score" if present(prep.runs, "eval_score") else "score"
-    rank = df[rank_col].to_numpy(dtype=float)
-    value = df["score"].to_numpy(dtype=float)
-    artifact = ~(np.isnan(rank) | np.isnan(value))
-    unknown = artifact & df["compliant"].isna().to_numpy()
-    keepable = artifact & (df["compliant"] == 1.0).to_numpy()
-    attempts = ~unknown
-    return rank[attempts], value[attempts], keepable[attempts], int(unknown.sum())
-
-
-def best_of_k_frame(
-    prep: Prepared, *, ks: tuple[int, ...] = DEFAULT_KS, n_resamples: int = 2_000, confidence: float = 0.95
-) -> pd.DataFrame:
-    """Per pairing and k: chance of a compliant attempt, kept median and 5th/95th percentile, the gain in the
-    median (beside the median columns) and, named apart, the gain in the mean; the oracle's median and mean."""
-    rows = []
-    for p in prep.pairings:
-        rank, value, keepable, unknown = _keep_inputs(prep, prep.of(p))
-        if rank.size == 0:
-            continue
-        table = pooled_best_of_k(
-            [(rank, value, keepable)],
-            ks=ks,
-            n_resamples=n_resamples,
-            seed=prep.seed_for("best_of_k", p),
-            confidence=confidence,
-        )
-        rows += [
-            {"pairing": p, "attempts": rank.size, "keepable": int(keepable.sum()), "unknown_dropped": unknown,
-             **_best_of_k_columns(r)}
-            for r in table
-        ]
-    return pd.DataFrame(rows)
-
-
-def _best_of_k_columns(r: PooledBestOfKRow) -> dict[str, object]:
-    return {
-        "k": r.k,
-        "p_any_compliant": r.p_any,
-        "p_any_low": r.p_any_low,
-        "p_any_wilson_low": r.p_any_wilson_low,
-        "p_any_wilson_high": r.p_any_wilson_high,
-        "median_kept": r.median_kept,
-        "p05_kept": r.p05_kept,
-        "p95_kept": r.p95_kept,
-        "gain_median": r.gain_median,
-        "gain_median_low": r.gain_median_low,
-        "gain_median_high": r.gain_median_high,
-        "mean_kept": r.mean_kept,
-        "gain_mean": r.gain_mean,
-        "gain_mean_low": r.gain_mean_low,
-        "gain_mean_high": r.gain_mean_high,
-        "oracle_median_kept": r.oracle_median_kept,
-        "oracle_mean_kept": r.oracle_mean_kept,
-    }
-
-
-def pooled_best_of_k_frame(
-    prep: Prepared,
-    *,
-    ks: tuple[int, ...] = DEFAULT_KS,
-    n_resamples: int = 2_000,
-    confidence: float = 0.95,
-    value_column: str = "score",
-) -> pd.DataFrame:
-    """Best compliant of k pooled over pairings weighted equally: all pairings, then each level of each
-    factor (the paper's Tables 6 and 8). `value_column` values the kept artifact (later_score: on later data)."""
-    groups: list[tuple[str, str, list[str]]] = [("all", "all pairings", list(prep.pairings))]
-    for factor in prep.settings.factors:
-        if factor in prep.runs and prep.runs[factor].notna().any():
-            for level in prep.levels(factor):
-                members = sorted(prep.runs.loc[prep.runs[factor].astype(str) == level, "pairing"].unique())
-                groups.append((factor, level, members))
-    rows = []
-    for factor, level, members in groups:
-        inputs = []
-        for p in members:
-            df = prep.of(p)
-            if value_column != "score":
-                df = df.assign(score=df[value_column])
-            rank, value, keepable, _ = _keep_inputs(prep, df)
-            if rank.size:
-                inputs.append((rank, value, keepable))
-        if not inputs:
-            continue
-        table = pooled_best_of_k(
-            inputs, ks=ks, n_resamples=n_resamples, seed=prep.seed_for("pooled_best_of_k", factor, level,
-                                                                       value_column), confidence=confidence
-        )
-        rows += [{"factor": factor, "level": level, "pairings": len(inputs), **_best_of_k_columns(r)} for r in table]
-    return pd.DataFrame(rows)
 
 
 def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
@@ -533,96 +393,6 @@ def scoring_noise_table(prep: Prepared) -> pd.DataFrame:
                 "se_over_sd": float(np.median(se)) / sd if sd and sd > 0 else np.nan,
             }
         )
-    return pd.DataFrame(rows)
-
-
-def cost_table(prep: Prepared) -> pd.DataFrame:
-    """Per pairing: spend, cost per scored and per compliant run, tokens and cached share, CPU-seconds, and
-    cost per pass where outcomes exist. A run's spend counts whether or not it was scored (a failed or
-    flagged attempt was paid for too), so cost per scored run = total spend / scored runs."""
-    from orchestrator.stats import cost_per_solved_task
-
-    rows = []
-    for p in prep.pairings:
-        df = prep.of(p)
-        row: dict[str, object] = {"pairing": p, "runs": len(df)}
-        if "cost_usd" in df:
-            total = df["cost_usd"].sum()
-            scored = df["score"].notna()
-            kept = scored & (df["compliant"] == 1.0)
-            row.update(
-                runs_with_cost=int(df["cost_usd"].notna().sum()),
-                total_cost_usd=total,
-                mean_cost_usd=df["cost_usd"].mean(),
-                scored_runs=int(scored.sum()),
-                cost_per_scored_run_usd=total / int(scored.sum()) if scored.any() else np.nan,
-                compliant_runs=int(kept.sum()),
-                cost_per_compliant_run_usd=total / int(kept.sum()) if kept.any() else np.nan,
-            )
-            if present(prep.runs, "outcome"):
-                cps = cost_per_solved_task(df["cost_usd"].to_numpy(float), df["outcome"].to_numpy(float))
-                row.update(passes=cps.solved, cost_per_pass_usd=cps.value)
-        for col in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "model_calls"):
-            if col in df:
-                row[f"total_{col}"] = df[col].sum()
-        if "input_tokens" in df and "cached_input_tokens" in df:
-            both = df["input_tokens"].notna() & df["cached_input_tokens"].notna()
-            total_in = df.loc[both, "input_tokens"].sum()
-            row["cached_share"] = (
-                df.loc[both, "cached_input_tokens"].sum() / total_in if total_in > 0 else np.nan
-            )
-        if "cpu_seconds_metered" in df:
-            row["mean_cpu_seconds"] = df["cpu_seconds_metered"].mean()
-        listed = list_price_cost(prep, df)
-        if listed is not None:
-            row["list_price_cost_per_run_usd"] = listed.mean()
-            row["list_price_total_usd"] = listed.sum()
-            row["list_price_max_over_min_run"] = listed.max() / listed.min() if listed.min() > 0 else np.nan
-        for col in ("input_tokens", "output_tokens"):
-            if col in df:
-                row[f"mean_{col}"] = df[col].mean()
-        rows.append(row)
-    frame = pd.DataFrame(rows)
-    if "list_price_cost_per_run_usd" in frame and frame["list_price_cost_per_run_usd"].min() > 0:
-        frame["list_price_over_cheapest"] = frame["list_price_cost_per_run_usd"] / frame["list_price_cost_per_run_usd"].min()
-    return frame
-
-
-def list_price_cost(prep: Prepared, df: pd.DataFrame) -> pd.Series | None:
-    """Each run's cost at the rate card's list prices: input and output tokens at the model's prices (no
-    cache discount), or None without a rate card, tokens or a model column. A model the card does not
-    list gets no price (an unlisted price is not a zero price)."""
-    card = prep.settings.rate_card
-    if card is None or "model" not in df or "input_tokens" not in df or "output_tokens" not in df:
-        return None
-    price_in = df["model"].map(lambda m: card.prices[m].input if m in card.prices else np.nan)
-    price_out = df["model"].map(lambda m: card.prices[m].output if m in card.prices else np.nan)
-    return (df["input_tokens"] * price_in + df["output_tokens"] * price_out) / 1e6
-
-
-#: the agent CLI's own usage report, beside the gateway's measurement of the same
-SELF_REPORT_PAIRS = (("input_tokens", "reported_input_tokens"), ("output_tokens", "reported_output_tokens"),
-                     ("model_calls", "reported_calls"), ("cost_usd", "reported_cost_usd"))
-
-
-def self_report_gap_table(prep: Prepared) -> pd.DataFrame:
-    """Per pairing: the CLI's self-reported usage against the gateway's, summed over the runs that have
-    both, and the gap (reported - gateway) / gateway. The gateway's numbers are the ones sbx counts."""
-    rows = []
-    for p in prep.pairings:
-        df = prep.of(p)
-        row: dict[str, object] = {"pairing": p}
-        for gateway, reported in SELF_REPORT_PAIRS:
-            if gateway not in df or reported not in df:
-                continue
-            both = df[gateway].notna() & df[reported].notna()
-            g, r = df.loc[both, gateway].sum(), df.loc[both, reported].sum()
-            name = gateway.removesuffix("_usd").removesuffix("_tokens")
-            row[f"runs_{name}"] = int(both.sum())
-            row[f"gateway_{name}"] = g
-            row[f"reported_{name}"] = r
-            row[f"gap_{name}"] = (r - g) / g if both.any() and g > 0 else np.nan
-        rows.append(row)
     return pd.DataFrame(rows)
 
 

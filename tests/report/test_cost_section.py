@@ -11,7 +11,7 @@ import pytest
 
 from orchestrator.report import build_report, validate_runs
 from orchestrator.report.prepare import prepare
-from orchestrator.report.tables import cost_table, self_report_gap_table
+from orchestrator.report.cost_tables import cost_table, self_report_gap_table
 from orchestrator.stats import Exclusion
 
 ROWS = [
