@@ -6,7 +6,7 @@ study sbx's report is checked against. Its files hold one row per run, per study
 this module maps them onto orchestrator/report/runs_table.py's columns so `sbx report --runs-csv` reads
 them like any other runs table:
 
-    python -m orchestrator.report.reference_study DIR runs.csv [--study 2|3|all]
+    python -m orchestrator.report.reference_study DIR runs.csv [--study 2|3|all] [--settings-out FILE]
 
 `--study 2` gives Study 2's 312 runs (six pairings); `--study 3` gives Study 3's GLM-5.3 runs with the
 GLM-5.3 Flash runs of Study 2 they are compared with (the paper's own design); `all` gives both studies.
@@ -35,6 +35,30 @@ HOLDOUT_PER_CLASS = 500_000
 TASK = "flight-delays"
 #: the factor levels the paper compares against: the smaller model of each comparison
 REFERENCE_LEVELS = {"model": "glm-5.3-flash", "agent": "pi"}
+
+#: the paper's cost appendix: OpenRouter list prices of 16 September 2026, US dollars per million tokens
+RATE_CARD = {
+    "name": "OpenRouter list prices",
+    "date": "2026-09-16",
+    "prices": {
+        "glm-5.3-flash": {"input": 0.10, "output": 0.33, "cached_input": 0.02},
+        "deepseek-4.1-flash": {"input": 0.15, "output": 0.60, "cached_input": 0.003},
+        "glm-5.3": {"input": 1.40, "output": 4.40, "cached_input": 0.26},
+    },
+}
+
+
+def settings() -> dict[str, object]:
+    """The report settings the paper states (a ReportSpec as plain data, for `sbx report --settings`)."""
+    return {
+        "factors": ["agent", "model"],
+        "reference": dict(REFERENCE_LEVELS),
+        "baseline": dict(BASELINES),
+        "budget_cpu_seconds": BUDGET_CPU_SECONDS,
+        "rate_card": RATE_CARD,
+        "top_n": 10,
+    }
+
 
 _CELLS = {"study2": "study2_cells.csv", "study3": "study3_cells.csv"}
 
@@ -116,9 +140,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("folder", type=Path, help="the reference study's folder (study2_cells.csv, ...)")
     parser.add_argument("out", type=Path, help="the runs table to write (CSV)")
     parser.add_argument("--study", default="all", choices=("2", "3", "all"))
+    parser.add_argument("--settings-out", type=Path, metavar="FILE",
+                        help="also write the report settings the paper states (for `sbx report --settings`)")
     args = parser.parse_args(argv)
     convert(args.folder, args.study).to_csv(args.out, index=False)
     print(args.out)
+    if args.settings_out:
+        import yaml
+
+        args.settings_out.write_text(yaml.safe_dump(settings(), sort_keys=False))
+        print(args.settings_out)
     return 0
 
 

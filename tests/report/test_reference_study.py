@@ -17,30 +17,16 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from orchestrator.report import build_report, load_runs_csv
-from orchestrator.report.reference_study import BASELINES, BUDGET_CPU_SECONDS, REFERENCE_LEVELS, convert
+from orchestrator.report.reference_study import convert, main, settings
 from orchestrator.specs.study import ReportSpec
 
 FOLDER = Path(os.environ.get("SBX_REFERENCE_STUDY", Path(__file__).resolve().parents[3] / "shared" / "reference-study"))
 pytestmark = pytest.mark.skipif(not (FOLDER / "study2_cells.csv").is_file(), reason=f"no reference study at {FOLDER}")
 
-#: the paper's cost appendix: OpenRouter list prices of 16 September 2026, per million tokens
-RATE_CARD = {
-    "name": "OpenRouter list prices",
-    "date": "2026-09-16",
-    "prices": {
-        "glm-5.3-flash": {"input": 0.10, "output": 0.33, "cached_input": 0.02},
-        "deepseek-4.1-flash": {"input": 0.15, "output": 0.60, "cached_input": 0.003},
-        "glm-5.3": {"input": 1.40, "output": 4.40, "cached_input": 0.26},
-    },
-}
 #: how far a bootstrap interval's end may lie from the printed one, in AUC: the paper's resamples are not
 #: ours, and across seeds the ends of these 2,000- and 5,000-resample intervals move by up to about this much
 BOOT = 0.0004
-SETTINGS = ReportSpec.model_validate(
-    {"reference": REFERENCE_LEVELS, "baseline": BASELINES, "budget_cpu_seconds": BUDGET_CPU_SECONDS,
-     "rate_card": RATE_CARD}
-)
+SETTINGS = ReportSpec.model_validate(settings())
 
 
 def printed(value: float, text: str, *, percent: bool = False) -> bool:
@@ -51,11 +37,23 @@ def printed(value: float, text: str, *, percent: bool = False) -> bool:
 
 
 def _report(tmp_path_factory: pytest.TempPathFactory, study: str) -> dict[str, pd.DataFrame]:
+    """The documented commands: convert (with the settings file), then `sbx report --runs-csv`."""
+    from orchestrator.cli import main as sbx
+
     out = tmp_path_factory.mktemp(f"study{study}")
-    csv = out / "runs.csv"
-    convert(FOLDER, study).to_csv(csv, index=False)
-    paths = build_report(load_runs_csv(csv), out / "report", seed=0, settings=SETTINGS, source=str(csv))
-    return {name: pd.read_csv(path) for name, path in paths.tables.items()}
+    csv, yaml_file = out / "runs.csv", out / "reference.yaml"
+    assert main([str(FOLDER), str(csv), "--study", study, "--settings-out", str(yaml_file)]) == 0
+    assert sbx(["report", "--runs-csv", str(csv), "--settings", str(yaml_file), "--out", str(out / "report")]) == 0
+    return {path.stem: pd.read_csv(path) for path in (out / "report" / "tables").glob("*.csv")}
+
+
+def test_the_settings_file_is_the_papers(tmp_path: Path) -> None:
+    import yaml
+
+    main([str(FOLDER), str(tmp_path / "r.csv"), "--study", "2", "--settings-out", str(tmp_path / "s.yaml")])
+    assert ReportSpec.model_validate(yaml.safe_load((tmp_path / "s.yaml").read_text())) == SETTINGS
+    assert len(pd.read_csv(tmp_path / "r.csv")) == 312 and len(convert(FOLDER, "3")) == 179 + 156
+    assert SETTINGS.baseline["holdout_score"] == 0.714770751736 and SETTINGS.budget_cpu_seconds == 18_000
 
 
 @pytest.fixture(scope="module")
