@@ -386,3 +386,10 @@ def test_sections_4_4_and_4_6(s2: dict[str, pd.DataFrame], s3: dict[str, pd.Data
         a = tables["factor_effects"]
         r = a[(a["factor"] == "agent") & (a["level"] == "opencode") & (a["within"] == f"model={model}")].iloc[0]
         assert printed(r["gain"], gap) and (ses is None or printed(r["in_ses"], ses)), model
+
+
+def test_one_compliant_count_for_an_arm(s3: dict[str, pd.DataFrame]) -> None:
+    # issue 21: the compliance table said 148 (unscorable runs counted compliant), the pairings table 144
+    glm = lambda t: t[t["pairing"].str.endswith("/glm-5.3")]  # noqa: E731
+    assert glm(s3["compliance"])["compliant"].sum() == glm(s3["pairings"])["compliant"].sum() == 144
+    assert glm(s3["compliance"])["unscorable"].sum() == 4
