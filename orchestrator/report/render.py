@@ -50,7 +50,7 @@ def _decimals(v: float) -> str:
         text = f"{v:.{d}f}"
         if float(text) != round(float(text)) or v == round(v):
             return text
-    return f"{v:.12f}"
+    return f"{v:.17g}"  # within 1e-12 of a whole number: every digit, never the whole number
 
 
 def format_cell(value: object) -> str:
@@ -68,7 +68,7 @@ def format_cell(value: object) -> str:
             return ""
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
-        if abs(v) < 1e-12:  # rounding noise of a difference that is zero
+        if abs(v) < 1e-15:  # rounding noise of a difference that is zero (a p-value of 1e-13 is not)
             return "0"
         if v == round(v) and abs(v) < 1e15:
             return f"{round(v):,}" if abs(v) >= 1e4 else str(round(v))

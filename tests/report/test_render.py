@@ -26,6 +26,7 @@ def test_format_cell_never_hides_a_digit_that_matters() -> None:
     assert format_cell(0.999992) == "0.99999" and format_cell(0.9999999999886725) == "0.99999999999"
     assert format_cell(0.74) == "0.7400" and format_cell(0.0107) == "0.0107" and format_cell(-0.0081) == "-0.0081"
     assert format_cell(1.99999) == "1.99999" and format_cell(1234.5) == "1234.5" and format_cell(12.3456) == "12.35"
+    assert format_cell(0.99999999999995) not in ("1", "1.000000000000") and format_cell(9.6e-13) == "9.6e-13"
 
 
 def test_html_escapes_and_embeds(tmp_path: object) -> None:
