@@ -32,6 +32,8 @@ def cost_table(prep: Prepared) -> pd.DataFrame:
                 cost_per_scored_run_usd=total / int(scored.sum()) if scored.any() else np.nan,
                 compliant_runs=int(kept.sum()),
                 cost_per_compliant_run_usd=total / int(kept.sum()) if kept.any() else np.nan,
+                # the swing between identical runs of one pairing
+                cost_max_over_min_run=df["cost_usd"].max() / df["cost_usd"].min() if df["cost_usd"].min() > 0 else np.nan,
             )
             if present(prep.runs, "outcome"):
                 cps = cost_per_solved_task(df["cost_usd"].to_numpy(float), df["outcome"].to_numpy(float))
@@ -52,11 +54,18 @@ def cost_table(prep: Prepared) -> pd.DataFrame:
             row["list_price_cost_per_run_usd"] = listed.mean()
             row["list_price_total_usd"] = listed.sum()
             row["list_price_max_over_min_run"] = listed.max() / listed.min() if listed.min() > 0 else np.nan
+        cached = cached_price_cost(prep, df)
+        if cached is not None:
+            row["cached_price_cost_per_run_usd"] = cached.mean()
         for col in ("input_tokens", "output_tokens"):
             if col in df:
                 row[f"mean_{col}"] = df[col].mean()
         rows.append(row)
     frame = pd.DataFrame(rows)
+    if "mean_cost_usd" in frame and frame["mean_cost_usd"].min() > 0:
+        frame["cost_over_cheapest"] = frame["mean_cost_usd"] / frame["mean_cost_usd"].min()
+    if "cached_price_cost_per_run_usd" in frame:
+        frame["cost_at_best_cached_share_usd"] = _at_best_cached_share(prep, frame)
     if "list_price_cost_per_run_usd" in frame and frame["list_price_cost_per_run_usd"].min() > 0:
         frame["list_price_over_cheapest"] = frame["list_price_cost_per_run_usd"] / frame["list_price_cost_per_run_usd"].min()
     return frame
@@ -72,6 +81,49 @@ def list_price_cost(prep: Prepared, df: pd.DataFrame) -> pd.Series | None:
     price_in = df["model"].map(lambda m: card.prices[m].input if m in card.prices else np.nan)
     price_out = df["model"].map(lambda m: card.prices[m].output if m in card.prices else np.nan)
     return (df["input_tokens"] * price_in + df["output_tokens"] * price_out) / 1e6
+
+
+def _prices(prep: Prepared, df: pd.DataFrame, field: str) -> pd.Series:
+    card = prep.settings.rate_card
+    assert card is not None
+    return df["model"].map(lambda m: getattr(card.prices[m], field) if m in card.prices else None).astype(float)
+
+
+def cached_price_cost(prep: Prepared, df: pd.DataFrame) -> pd.Series | None:
+    """Each run's cost at the rate card with its cache discount: uncached input at the input price, cached
+    input at the cached price, output at the output price. None without a rate card, a model column or the
+    token columns; NaN for a model whose card lists no cached price (an unlisted price is not zero)."""
+    card = prep.settings.rate_card
+    cols = ("model", "input_tokens", "cached_input_tokens", "output_tokens")
+    if card is None or any(c not in df for c in cols) or not df["cached_input_tokens"].notna().any():
+        return None
+    uncached = df["input_tokens"] - df["cached_input_tokens"]
+    return (uncached * _prices(prep, df, "input") + df["cached_input_tokens"] * _prices(prep, df, "cached_input")
+            + df["output_tokens"] * _prices(prep, df, "output")) / 1e6
+
+
+def _at_best_cached_share(prep: Prepared, frame: pd.DataFrame) -> list[float]:
+    """The cache counterfactual: each pairing's own mean tokens, priced as if its input had been served from
+    the cache at the highest cached share of any pairing on the same model (an accounting counterfactual: it
+    says how much of a cost gap the cache accounts for, not why the cache failed)."""
+    out = []
+    share = frame.set_index("pairing")["cached_share"]
+    for p in frame["pairing"]:
+        df = prep.of(p)
+        model = df["model"].dropna().astype(str)
+        if model.nunique() != 1 or prep.settings.rate_card is None or model.iloc[0] not in prep.settings.rate_card.prices:
+            out.append(np.nan)
+            continue
+        same = [q for q in frame["pairing"] if set(prep.of(q)["model"].dropna().astype(str)) == {model.iloc[0]}]
+        best = share.loc[same].max()
+        price = prep.settings.rate_card.prices[model.iloc[0]]
+        if price.cached_input is None or np.isnan(best):
+            out.append(np.nan)
+            continue
+        tokens_in, tokens_out = df["input_tokens"].mean(), df["output_tokens"].mean()
+        out.append((tokens_in * (1 - best) * price.input + tokens_in * best * price.cached_input
+                    + tokens_out * price.output) / 1e6)
+    return out
 
 
 #: the agent CLI's own usage report, beside the gateway's measurement of the same

@@ -113,8 +113,14 @@ def _cost(prep: Prepared) -> Section:
     )
     card = prep.settings.rate_card
     if card is not None:
-        where += (f"list_price_cost_usd prices each run's input and output tokens at {card.name} of {card.date} "
-                  "(no cache discount; reasoning tokens, if any, are part of output). ")
-    s.intro = where + _COST_TEXT
+        where += (f"list_price_cost prices each run's input and output tokens at {card.name} of {card.date} "
+                  "(no cache discount; reasoning tokens, if any, are part of output); cached_price_cost prices "
+                  "cached input at the card's cached rate; cost_at_best_cached_share prices a pairing's own "
+                  "tokens at the best cached share of any pairing on its model (an accounting counterfactual: "
+                  "how much of a gap the cache accounts for, not why it failed). ")
+    s.intro = where + _COST_TEXT + (
+        " cost_max_over_min_run is the swing between identical runs; cost_over_cheapest the ratio to the "
+        "cheapest pairing."
+    )
     s.tables.append(TableSpec("cost", "Cost", cost_tables.cost_table(prep)))
     return s
