@@ -9,7 +9,13 @@ import pandas as pd
 
 from orchestrator.report import binary_tables as bt
 from orchestrator.report import cost_tables, effects, figures, keep_tables, tables, task_grid
-from orchestrator.report.placement import PLACEMENT_COLUMNS, placement_table, verdicts
+from orchestrator.report.placement import (
+    PLACEMENT_COLUMNS,
+    drift_table,
+    placement_table,
+    pooled_node_table,
+    verdicts,
+)
 from orchestrator.report.prepare import Prepared, prepare
 from orchestrator.report.render import FigureSpec, ReportPaths, Section, TableSpec, write_report
 from orchestrator.report.runs_table import present, validate_runs
@@ -318,6 +324,15 @@ def _placement(prep: Prepared) -> Section:
     )
     s.tables.append(TableSpec("placement", "Node, slot, run order and start time against the spread", frame))
     s.notes += verdicts(frame)
+    if value != "outcome":
+        pooled = pooled_node_table(prep)
+        if len(pooled):
+            s.tables.append(TableSpec("placement_pooled", "Node and slot pooled over pairings (scores centred "
+                                      "within pairing and task; permutation p from 10,000 shuffles)", pooled))
+        drift = drift_table(prep)
+        if len(drift):
+            s.tables.append(TableSpec("drift", "First half of each arm's runs (in the order they started) "
+                                      "against the second half, compliant scores", drift))
     return s
 
 

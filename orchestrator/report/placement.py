@@ -131,3 +131,49 @@ def placement_table(prep: Prepared) -> tuple[pd.DataFrame, str]:
         seed=prep.seed_for("placement"),
     )
     return checks_frame(checks), value
+
+
+def drift_table(prep: Prepared) -> pd.DataFrame:
+    """Per arm (each factor level, and each pairing): compliant scores of the first half of its runs, in
+    the order they started (run order without start times), against the second half."""
+    from orchestrator.stats import halves
+
+    key = "started_at" if present(prep.runs, "started_at") else "run_order"
+    runs = prep.runs[prep.runs["compliant_scored"] & prep.runs[key].notna()]
+    arms: list[tuple[str, pd.DataFrame]] = []
+    for factor in prep.settings.factors:
+        if factor in runs and runs[factor].nunique() > 1:
+            arms += [(f"{factor}={lv}", runs[runs[factor].astype(str) == lv]) for lv in prep.levels(factor)]
+    arms += [(p, runs[runs["pairing"] == p]) for p in prep.pairings]
+    rows = []
+    for arm, df in arms:
+        try:
+            h = halves(df[key].to_numpy(float), df["score"].to_numpy(float), seed=prep.seed_for("drift", arm))
+        except ValueError:
+            continue
+        d = h.difference
+        rows.append({"arm": arm, "ordered_by": key, "first_runs": h.first_runs, "second_runs": h.second_runs,
+                     "first_mean": h.first_mean, "second_mean": h.second_mean, "second_minus_first": d.estimate,
+                     "se": d.se, "p_value": d.p_value, "ci_low": d.low, "ci_high": d.high})
+    return pd.DataFrame(rows)
+
+
+def pooled_node_table(prep: Prepared) -> pd.DataFrame:
+    """Over all pairings at once: how much of the compliant scores' spread, centred within each pairing (and
+    task), lies between nodes and between slots, beside what random grouping gives."""
+    from orchestrator.stats import group_share
+
+    runs = prep.runs[prep.runs["compliant_scored"]]
+    centred = runs["score"] - runs.groupby(["pairing", "task"])["score"].transform("mean")
+    rows = []
+    for name in ("node", "slot"):
+        if not present(runs, name):
+            continue
+        ok = runs[name].notna()
+        if runs.loc[ok, name].nunique() < 2:
+            continue
+        g = group_share(runs.loc[ok, name].astype(str).to_numpy(object), centred[ok].to_numpy(float),
+                        n_resamples=N_RESAMPLES, seed=prep.seed_for("pooled_placement", name))
+        rows.append({"check": name, "runs": int(ok.sum()), "groups": g.groups, "f": g.f, "share": g.share,
+                     "null_share": g.null_mean_share, "p_value": g.p_value})
+    return pd.DataFrame(rows)

@@ -28,6 +28,8 @@ _EXPORTS: dict[str, str] = {
     "best_of_k_table": "keep_best",
     "PooledBestOfKRow": "pooled_keep_best",
     "pooled_best_of_k": "pooled_keep_best",
+    "Halves": "drift",
+    "halves": "drift",
     "MeanDifference": "effects",
     "mean_difference": "effects",
     "Agreement": "binary",

@@ -393,3 +393,10 @@ def test_one_compliant_count_for_an_arm(s3: dict[str, pd.DataFrame]) -> None:
     glm = lambda t: t[t["pairing"].str.endswith("/glm-5.3")]  # noqa: E731
     assert glm(s3["compliance"])["compliant"].sum() == glm(s3["pairings"])["compliant"].sum() == 144
     assert glm(s3["compliance"])["unscorable"].sum() == 4
+
+
+def test_section_4_5_no_drift_within_the_larger_models_arm(s3: dict[str, pd.DataFrame]) -> None:
+    # "the first and second halves of the GLM-5.3 arm average the same to four decimals"
+    d = s3["drift"].set_index("arm").loc["model=glm-5.3"]
+    assert d["ordered_by"] == "started_at" and d["first_runs"] + d["second_runs"] == 144
+    assert f"{d['first_mean']:.4f}" == f"{d['second_mean']:.4f}" == "0.7471"
