@@ -1,0 +1,53 @@
+"""What the report needs beyond the runs: ReportSpec, the study spec's `report:` block, and the CLI flags."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from orchestrator.cli.report import report_settings
+from orchestrator.failures import ConfigError
+from orchestrator.specs.study import ReportSpec, StudySpec
+
+
+def _args(**kw: object) -> argparse.Namespace:
+    base = {"settings": None, "reference": [], "baseline": [], "budget": None, "top_n": None}
+    return argparse.Namespace(**{**base, **kw})
+
+
+def test_report_spec_rejects_unknown_keys_and_a_reference_that_is_no_factor() -> None:
+    with pytest.raises(ValidationError, match="baselines"):
+        ReportSpec.model_validate({"baselines": {}})
+    with pytest.raises(ValidationError, match="not among the factors"):
+        ReportSpec.model_validate({"reference": {"endpoint": "x"}})
+    with pytest.raises(ValidationError, match="cached_input"):
+        ReportSpec.model_validate({"rate_card": {"name": "c", "date": "2026-09-16",
+                                                 "prices": {"m": {"input": 1, "output": 2, "cached_input": -1}}}})
+
+
+def test_a_study_spec_without_a_report_block_stays_as_it_was_stored() -> None:
+    spec = {"name": "s", "pairings": [{"agent": "noop"}], "repeats": 2}
+    assert "report" not in StudySpec.model_validate(spec).canonical()
+    with_report = StudySpec.model_validate({**spec, "report": {"reference": {"model": "m"}}})
+    assert with_report.canonical()["report"]["reference"] == {"model": "m"}
+
+
+def test_flags_override_the_settings_file(tmp_path: Path) -> None:
+    f = tmp_path / "s.yaml"
+    f.write_text("reference: {model: a}\nbaseline: {holdout_score: 0.7}\nbudget_cpu_seconds: 100\n")
+    out = report_settings(_args(settings=f, reference=["model=b", "task_set=x"], baseline=["later_score=0.71"],
+                                budget=200.0, top_n=5))
+    assert out.reference == {"model": "b", "task_set": "x"} and "task_set" in out.factors
+    assert out.baseline == {"holdout_score": 0.7, "later_score": 0.71}
+    assert out.budget_cpu_seconds == 200 and out.top_n == 5
+    with pytest.raises(ConfigError, match="--baseline takes NAME=VALUE"):
+        report_settings(_args(baseline=["0.7"]))
+    with pytest.raises(ConfigError, match="baseline"):
+        report_settings(_args(baseline=["holdout=0.7"]))
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("refrence: {model: a}\n")
+    with pytest.raises(ConfigError, match="refrence"):
+        report_settings(_args(settings=bad))
