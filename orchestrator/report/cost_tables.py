@@ -126,6 +126,36 @@ def _at_best_cached_share(prep: Prepared, frame: pd.DataFrame) -> list[float]:
     return out
 
 
+def repricing_table(prep: Prepared) -> pd.DataFrame:
+    """The whole token ledger (every counted run) priced as run, at the rate card's price for each run's
+    model, and at each of `reprice_at`'s prices; beside each, the price if `reprice_cached_share` of the
+    input had been served from the cache (blank where no cached rate is listed: an unlisted price is not
+    a zero price). Reasoning tokens, when the table has them apart, are billed at the output rate."""
+    runs = prep.runs
+    if "input_tokens" not in runs or "output_tokens" not in runs or not runs["input_tokens"].notna().any():
+        return pd.DataFrame()
+    share = prep.settings.reprice_cached_share
+    out_tokens = runs["output_tokens"] + (runs["reasoning_tokens"].fillna(0) if "reasoning_tokens" in runs else 0)
+
+    def priced(p_in: pd.Series | float, p_out: pd.Series | float, p_cached: pd.Series | float) -> tuple[float, float]:
+        full = float(((runs["input_tokens"] * p_in + out_tokens * p_out) / 1e6).sum(min_count=1))
+        cached = ((runs["input_tokens"] * ((1 - share) * p_in + share * p_cached) + out_tokens * p_out) / 1e6)
+        return full, float(cached.sum(min_count=len(runs)))  # NaN if any run's cached rate is unlisted
+
+    rows = []
+    card = prep.settings.rate_card
+    if card is not None and "model" in runs:
+        full, cached = priced(_prices(prep, runs, "input"), _prices(prep, runs, "output"),
+                              _prices(prep, runs, "cached_input"))
+        rows.append({"prices": f"as run ({card.name}, {card.date})", "input_tokens": runs["input_tokens"].sum(),
+                     "output_tokens": out_tokens.sum(), "ledger_usd": full, f"if_{share:.0%}_cached_usd": cached})
+    for name, price in prep.settings.reprice_at.items():
+        full, cached = priced(price.input, price.output, np.nan if price.cached_input is None else price.cached_input)
+        rows.append({"prices": name, "input_tokens": runs["input_tokens"].sum(), "output_tokens": out_tokens.sum(),
+                     "ledger_usd": full, f"if_{share:.0%}_cached_usd": cached})
+    return pd.DataFrame(rows)
+
+
 #: the agent CLI's own usage report, beside the gateway's measurement of the same
 SELF_REPORT_PAIRS = (("input_tokens", "reported_input_tokens"), ("output_tokens", "reported_output_tokens"),
                      ("model_calls", "reported_calls"), ("cost_usd", "reported_cost_usd"))

@@ -48,6 +48,16 @@ RATE_CARD = {
 }
 
 
+#: Table 18's other models, per million tokens (GPT-5.5 Pro lists no cached rate)
+REPRICE_AT = {
+    "GLM-5.3": {"input": 1.40, "output": 4.40, "cached_input": 0.26},
+    "Gemini 3.1 Pro": {"input": 2.00, "output": 12.00, "cached_input": 0.20},
+    "Kimi K3": {"input": 2.65, "output": 13.28, "cached_input": 0.303},
+    "Claude Opus 5": {"input": 5.00, "output": 25.00, "cached_input": 0.50},
+    "GPT-5.5 Pro": {"input": 30.00, "output": 180.00},
+}
+
+
 def settings() -> dict[str, object]:
     """The report settings the paper states (a ReportSpec as plain data, for `sbx report --settings`)."""
     return {
@@ -56,6 +66,8 @@ def settings() -> dict[str, object]:
         "baseline": dict(BASELINES),
         "budget_cpu_seconds": BUDGET_CPU_SECONDS,
         "rate_card": RATE_CARD,
+        "reprice_at": REPRICE_AT,
+        "reprice_cached_share": 0.9,
         "top_n": 10,
     }
 

@@ -123,4 +123,9 @@ def _cost(prep: Prepared) -> Section:
         "cheapest pairing."
     )
     s.tables.append(TableSpec("cost", "Cost", cost_tables.cost_table(prep)))
+    repriced = cost_tables.repricing_table(prep)
+    if len(repriced):
+        s.tables.append(TableSpec(
+            "repricing", "The token ledger repriced (a sensitivity calculation on one transcript: another model "
+            "would write a different one)", repriced))
     return s

@@ -94,6 +94,11 @@ class ReportSpec(BaseModel):
     #: each run's CPU-second budget (budget use = cpu_seconds_metered / this); a column overrides it per run
     budget_cpu_seconds: float | None = Field(None, gt=0)
     rate_card: RateCard | None = None
+    #: other models' prices to reprice the whole token ledger at (a sensitivity calculation: another model
+    #: would write a different transcript), name -> prices per million tokens
+    reprice_at: dict[str, Price] = Field(default_factory=dict)
+    #: the cached share of input the repricing's "if cached" column assumes
+    reprice_cached_share: float = Field(0.9, ge=0, le=1)
     #: how many of the highest scores to inspect for rule-breakers
     top_n: int = Field(10, ge=1, le=1000)
 

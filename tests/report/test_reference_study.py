@@ -400,3 +400,23 @@ def test_section_4_5_no_drift_within_the_larger_models_arm(s3: dict[str, pd.Data
     d = s3["drift"].set_index("arm").loc["model=glm-5.3"]
     assert d["ordered_by"] == "started_at" and d["first_runs"] + d["second_runs"] == 144
     assert f"{d['first_mean']:.4f}" == f"{d['second_mean']:.4f}" == "0.7471"
+
+
+# Table 18: Study 2's ledger repriced; the data hold no reasoning tokens (8.7 million, billed at the output
+# rate in the paper), so each printed price is the report's plus those tokens at the model's output price
+TABLE18 = {"GLM-5.3": (4.40, 2718, 807), "Gemini 3.1 Pro": (12.00, 4026, 1009), "Kimi K3": (13.28, 5268, 1335),
+           "Claude Opus 5": (25.00, 9939, 2397), "GPT-5.5 Pro": (180.00, 60385, None)}
+
+
+def test_table_18_and_appendix_d(s2: dict[str, pd.DataFrame]) -> None:
+    t = s2["repricing"].set_index("prices")
+    assert printed(t["input_tokens"].iloc[0] / 1e9, "1.86")  # 1.86 billion input tokens
+    assert printed((t["output_tokens"].iloc[0] + 8.7e6) / 1e6, "25.1")  # 25.1 million with reasoning
+    for name, (out_price, ledger, cached) in TABLE18.items():
+        # within the printed rounding: half a dollar, and 0.05 million of the 8.7 million reasoning tokens
+        slack = 0.5 + 0.05 * out_price
+        assert abs(t.loc[name, "ledger_usd"] + 8.7 * out_price - ledger) <= slack, name
+        if cached is None:
+            assert pd.isna(t.loc[name, "if_90%_cached_usd"])  # no cached rate listed: N/A, never $0
+        else:
+            assert abs(t.loc[name, "if_90%_cached_usd"] + 8.7 * out_price - cached) <= slack, name
