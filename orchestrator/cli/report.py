@@ -68,14 +68,21 @@ def _pairs(values: list[str], flag: str) -> dict[str, str]:
     return out
 
 
-def report_settings(args: argparse.Namespace) -> object:
-    """The ReportSpec from --settings and the flags (flags win), validated once, errors naming the key."""
+def report_settings(args: argparse.Namespace, stored: dict | None = None) -> object:
+    """The ReportSpec from the study spec's `report:` block (`stored`), replaced by --settings, then the
+    flags (flags win); validated once, errors naming the key."""
     from pydantic import ValidationError
 
     from orchestrator.specs.loading import load_yaml_model
     from orchestrator.specs.study import ReportSpec
 
-    base = load_yaml_model(args.settings, ReportSpec) if args.settings else ReportSpec()
+    if args.settings:
+        base = load_yaml_model(args.settings, ReportSpec)
+    else:
+        try:
+            base = ReportSpec.model_validate(stored or {})
+        except ValidationError as e:
+            raise ConfigError(f"the study spec's report block: {e}") from None
     data = base.model_dump()
     data["reference"] = {**data["reference"], **_pairs(args.reference, "--reference")}
     data["baseline"] = {**data["baseline"], **_pairs(args.baseline, "--baseline")}
@@ -102,19 +109,22 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError("nothing to report: give a STUDY name or --runs-csv FILE")
     if args.seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {args.seed}")
-    settings = report_settings(args)
     if args.study:
         from orchestrator.report import validate_runs
         from orchestrator.study.export import runs_frame, study_id_of
 
         with open_ledger(args) as ledger:
-            runs = validate_runs(runs_frame(ledger, study_id_of(ledger, args.study)), source=f"study {args.study}")
+            study_id = study_id_of(ledger, args.study)
+            runs = validate_runs(runs_frame(ledger, study_id), source=f"study {args.study}")
             source = f"study {args.study} in {ledger.path}"
+            record = ledger.get_study(study_id)
+            settings = report_settings(args, (record.spec if record else {}).get("report"))
         name = args.study
         out = args.out or home(args).report_dir(args.study)
         measured = True  # the ledger's spend is the gateway's
     else:
         runs = load_runs_csv(args.runs_csv)
+        settings = report_settings(args)
         name, source = args.runs_csv.name, str(args.runs_csv)
         out = args.out or Path(f"report-{args.runs_csv.stem}")
         measured = False  # a CSV's spend came from elsewhere

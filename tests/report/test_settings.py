@@ -51,3 +51,14 @@ def test_flags_override_the_settings_file(tmp_path: Path) -> None:
     bad.write_text("refrence: {model: a}\n")
     with pytest.raises(ConfigError, match="refrence"):
         report_settings(_args(settings=bad))
+
+
+def test_a_studys_stored_report_block_is_the_default(tmp_path: Path) -> None:
+    stored = {"reference": {"model": "m"}, "baseline": {"holdout_score": 0.7}}
+    assert report_settings(_args(), stored).reference == {"model": "m"}
+    assert report_settings(_args(top_n=3), stored).top_n == 3 and report_settings(_args(), None) == ReportSpec()
+    f = tmp_path / "s.yaml"
+    f.write_text("top_n: 4\n")
+    assert report_settings(_args(settings=f), stored).reference == {}  # a settings file replaces the block
+    with pytest.raises(ConfigError, match="the study spec's report block"):
+        report_settings(_args(), {"top": 1})
