@@ -109,9 +109,10 @@ def pooled_best_of_k_frame(
     return pd.DataFrame(rows)
 
 
-def exclusion_summary_table(prep: Prepared, *, n_resamples: int = 200) -> pd.DataFrame:
+def exclusion_summary_table(prep: Prepared, *, n_resamples: int = 1) -> pd.DataFrame:
     """Per exclusion rule, over all pairings: runs kept, spread of pairing means, median pairing SD, best
-    score, and the pooled best-of-3 and best-of-10 medians (the policy rejecting what the rule excludes)."""
+    score, and the pooled best-of-3 and best-of-10 medians (the policy rejecting what the rule excludes;
+    point estimates, so one resample: the intervals are in the best-of-k tables)."""
     blank = pd.Series([None] * len(prep.runs), index=prep.runs.index, dtype=object)
     rows = []
     for rule in Exclusion:
