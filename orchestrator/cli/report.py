@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--budget", type=float, metavar="CPU_SECONDS", help="each run's CPU-second budget")
     p.add_argument("--top-n", type=int, metavar="N", help="how many top scores to inspect for rule-breakers")
-    add_json(p, "the files written")
+    add_json(p, "the files written and every table's rows")
     p.set_defaults(handler=_run)
 
 
@@ -139,7 +139,14 @@ def _run(args: argparse.Namespace) -> int:
         costs_from_gateway=measured,
     )
     if args.json:
-        print_json({"html": str(paths.html), "files": [str(p) for p in paths.all()]})
+        import pandas as pd
+
+        # every table's rows too, so a script gets the figures without reading the CSV files
+        tables = {
+            name: pd.read_csv(path).astype(object).where(lambda f: f.notna(), None).to_dict(orient="records")
+            for name, path in paths.tables.items()
+        }
+        print_json({"html": str(paths.html), "files": [str(p) for p in paths.all()], "tables": tables})
     else:
         for path in paths.all():
             print(path)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from pydantic import ValidationError
 
@@ -62,3 +63,22 @@ def test_a_studys_stored_report_block_is_the_default(tmp_path: Path) -> None:
     assert report_settings(_args(settings=f), stored).reference == {}  # a settings file replaces the block
     with pytest.raises(ConfigError, match="the study spec's report block"):
         report_settings(_args(), {"top": 1})
+
+
+def test_json_output_carries_every_tables_rows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from orchestrator.cli import main
+
+    from .conftest import make_ml_study
+
+    csv = tmp_path / "runs.csv"
+    make_ml_study(runs=5).to_csv(csv, index=False)
+    assert main(["report", "--runs-csv", str(csv), "--out", str(tmp_path / "r"), "--json",
+                 "--baseline", "holdout_score=0.72"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {"pairings", "baseline", "best_of_k_pooled"} <= set(doc["tables"])
+    row = doc["tables"]["baseline"][0]
+    assert row["score"] == "holdout_score" and row["baseline"] == 0.72
+    for name, rows in doc["tables"].items():
+        assert len(rows) == len(pd.read_csv(tmp_path / "r" / "tables" / f"{name}.csv")), name
