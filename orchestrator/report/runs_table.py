@@ -134,6 +134,8 @@ def _parse(value: object, kind: Kind) -> object:
         return "flagged"
     if text in _CLEAR:
         return "clear"
+    if text == "unanalysable":  # the audit could not see everything (issue 20); the exclusion decides
+        return "unanalysable"
     raise _BadCell(value, "flagged, clear or blank")
 
 
@@ -162,7 +164,7 @@ def validate_runs(runs: pd.DataFrame, *, source: str = "runs table") -> pd.DataF
     """Check a runs table against the schema and return a normalised copy.
 
     Text columns become object columns of str/None; int, float and bool columns become float64 with
-    NaN for blanks (bools as 1.0/0.0); verdicts become "flagged"/"clear"/None. Rows with
+    NaN for blanks (bools as 1.0/0.0); verdicts become "flagged"/"clear"/"unanalysable"/None. Rows with
     `counted` = false are kept (the report counts and drops them). Raises DataError naming `source`,
     the column and, for a bad value, the row (as a 1-based data line, header excluded).
     """

@@ -81,6 +81,7 @@ def compliance_table(prep: Prepared) -> pd.DataFrame:
             if rule in df:
                 row[f"{rule}_flagged"] = int((df[rule] == "flagged").sum())
                 row[f"{rule}_clear"] = int((df[rule] == "clear").sum())
+                row[f"{rule}_unanalysable"] = int((df[rule] == "unanalysable").sum())
                 row[f"{rule}_blank"] = int(df[rule].isna().sum())
         row["compliant"] = int((df["compliant"] == 1.0).sum())
         row["excluded"] = int((df["compliant"] == 0.0).sum())
@@ -402,6 +403,7 @@ def rule_versions_table(prep: Prepared) -> pd.DataFrame:
             rows.append({
                 "rule": rule, "version": str(version), "runs": len(group),
                 "flagged": int((now == "flagged").sum()), "clear": int((now == "clear").sum()),
+                "unanalysable": int((now == "unanalysable").sum()),
                 "re_audited": int(previous.notna().sum()),
                 "flagged_to_clear": int(((previous == "flagged") & (now == "clear")).sum()),
                 "clear_to_flagged": int(((previous == "clear") & (now == "flagged")).sum()),
