@@ -38,7 +38,7 @@ class Graded:
         return self.result.passed
 
 
-def _pytest_run(task: TestsTaskSpec, grader: PytestGrader, image: str, tree: Path, harness: Path,
+def pytest_run(task: TestsTaskSpec, grader: PytestGrader, image: str, tree: Path, harness: Path,
                 args: tuple[str, ...], label: str, cpuset: str | None = None, options: tuple[str, ...] = (),
                 trusted: tuple[Path, ...] = ()) -> GraderRun:
     """A pytest grading of `tree` under the harness's configuration (pytest_harness), the configuration file
@@ -59,7 +59,7 @@ def _run(task: TestsTaskSpec, image: str, tree: Path, label: str, extra: tuple[t
     g = task.grader
     if isinstance(g, PytestGrader):
         assert harness is not None
-        return _pytest_run(task, g, image, tree, harness, g.paths, label, cpuset,
+        return pytest_run(task, g, image, tree, harness, g.paths, label, cpuset,
                            trusted=(task.hidden_dir, task.repo_dir))
     assert isinstance(g, ScriptGrader)
     workdir = task.environment.workdir  # type: ignore[union-attr]  # a script grader has a dockerfile env
@@ -124,7 +124,7 @@ def run_suite(client: Any, image: str, tree: Path, grader: PytestGrader, task: T
     args = ids if ids is not None else grader.paths
     with tempfile.TemporaryDirectory(prefix="sbx-harness-") as tmp:
         harness = pytest_harness.write_files(Path(tmp))
-        run = _pytest_run(task, grader, image, tree, harness, tuple(args), label,
+        run = pytest_run(task, grader, image, tree, harness, tuple(args), label,
                           options=("-o", "junit_family=xunit1", "--continue-on-collection-errors"))
         facts = run_in_grader(client, run)
     if facts.timed_out or not facts.report:

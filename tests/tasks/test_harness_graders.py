@@ -22,7 +22,7 @@ from orchestrator import paths
 from orchestrator.specs import load_tests_task
 from orchestrator.tasks import pytest_harness
 from orchestrator.tasks.environment import default_cache, task_image
-from orchestrator.tasks.grade import _pytest_run, grade
+from orchestrator.tasks.grade import pytest_run, grade
 from orchestrator.tasks.grader import GraderRun, run_in_grader
 from orchestrator.tasks.junit import JunitCaps
 from orchestrator.tasks.verdict import decide_pytest
@@ -81,7 +81,7 @@ def test_planted_configuration_in_a_real_grader(name: str, docker_client, tmp_pa
     assert set(before.values()) == {"passed"}, before   # the attack works when pytest configures itself
 
     harness = pytest_harness.write_files(tmp_path / "harness")
-    run = _pytest_run(task, task.grader, image, raw, harness, task.grader.paths, "harness-raw")
+    run = pytest_run(task, task.grader, image, raw, harness, task.grader.paths, "harness-raw")
     after = _outcomes(task, run_in_grader(docker_client, run))
     assert set(after.values()) == {"failed"}, after
 
