@@ -39,13 +39,14 @@ class Graded:
 
 
 def pytest_run(task: TestsTaskSpec, grader: PytestGrader, image: str, tree: Path, harness: Path,
-                args: tuple[str, ...], label: str, cpuset: str | None = None, options: tuple[str, ...] = (),
-                trusted: tuple[Path, ...] = ()) -> GraderRun:
-    """A pytest grading of `tree` under the harness's configuration (pytest_harness), the configuration file
-    chosen from the tree, whose configuration files are the original's (tree.py; checked against `trusted`)."""
+               args: tuple[str, ...], label: str, cpuset: str | None = None, options: tuple[str, ...] = (),
+               trusted: tuple[Path, ...] = ()) -> GraderRun:
+    """A pytest grading of `tree` under the harness's configuration (pytest_harness): the configuration file
+    chosen from `trusted` (the hidden tests and the original repo; none: `tree` itself, which the builder
+    made) and checked to be that file in `tree`."""
     workdir = GraderRun.workdir
-    env = task.environment
-    config = pytest_harness.config_file(tree, args, pytest_harness.pytest_major(getattr(env, "packages", None)))
+    major = pytest_harness.pytest_major(getattr(task.environment, "packages", None))
+    config = pytest_harness.config_file(trusted or (tree,), args, major)
     if trusted:
         pytest_harness.check_config(tree, config, trusted)
     command = (*pytest_harness.argv(grader.command, config, workdir), *options, *args)

@@ -8,10 +8,11 @@ and conftest files from the test paths up to the configuration's folder. Any of 
 plant would run its code or change what counts as a pass. So the grader decides all of it:
 
 - `-c <file>`: the file the task's pinned pytest would find in the ORIGINAL repo (with the hidden tests),
-  chosen here from the grading tree, where every configuration-file name holds the original's bytes
-  (tree.py removes the delivered ones and restores the original's; `check_config` verifies it before the
-  run). A repo without one gets the harness's empty `pytest.ini`. The original's markers, filterwarnings,
-  addopts... therefore still apply, read by the task's own pytest exactly as in the original repo.
+  chosen here from those folders, never from the delivery; the grading tree holds the original's bytes at
+  that path (tree.py removes every delivered configuration file and restores the original's;
+  `check_config` verifies it before the run). A repo without one gets the harness's empty `pytest.ini`.
+  The original's markers, filterwarnings, addopts... therefore still apply, read by the task's own pytest
+  exactly as in the original repo.
 - `--rootdir=<workdir>` (node ids stay relative to the repo root) and `--confcutdir=<workdir>` (no
   conftest above the repo is read).
 - `PYTEST_DISABLE_PLUGIN_AUTOLOAD=1`, `PYTEST_ADDOPTS=""`, `PYTEST_PLUGINS=""`; the task's declared plugins
@@ -108,42 +109,54 @@ def has_pytest_config(path: Path, major: int) -> bool:
     return False
 
 
-def _start_dir(tree: Path, args: Sequence[str]) -> Path:
-    """The common folder of the test paths that exist (pytest's get_common_ancestor), or the tree."""
-    dirs = []
+def _start_dir(roots: Sequence[Path], args: Sequence[str]) -> str:
+    """The common folder (relative, "" for the root) of the test paths that exist in any of `roots`
+    (pytest's get_common_ancestor), or the root."""
+    dirs: list[tuple[str, ...]] = []
     for arg in args:
         if arg.startswith("-"):
             continue
-        p = (tree / arg.split("::", 1)[0]).resolve()
-        if p.exists() and p.is_relative_to(tree):
-            dirs.append(p if p.is_dir() else p.parent)
+        rel = Path(arg.split("::", 1)[0])
+        if rel.is_absolute() or ".." in rel.parts:
+            continue
+        for root in roots:
+            p = root / rel
+            if p.exists():
+                dirs.append(rel.parts if p.is_dir() else rel.parent.parts)
+                break
     if not dirs:
-        return tree
+        return ""
     common = dirs[0]
     for d in dirs[1:]:
-        while not d.is_relative_to(common):
-            common = common.parent
-    return common
+        n = 0
+        while n < min(len(common), len(d)) and common[n] == d[n]:
+            n += 1
+        common = common[:n]
+    return "/".join(common)
 
 
-def config_file(tree: Path, args: Sequence[str], major: int) -> str | None:
-    """The relative path of the configuration file pytest `major` would find in `tree` for `args` (its
-    locate_config, searched up to the tree's root), or None."""
-    tree = tree.resolve()
+def config_file(roots: Path | Sequence[Path], args: Sequence[str], major: int) -> str | None:
+    """The relative path of the configuration file pytest `major` would find for `args` in the tree that
+    `roots` make (the first root holding a path wins: the hidden tests, then the original repo) by its
+    locate_config, searched up to the tree's root; or None. Never given the delivery: the grader passes the
+    original and the hidden tests, the builder the tree it made itself."""
+    roots = [roots] if isinstance(roots, Path) else list(roots)
     names = CONFIG_NAMES_9 if major >= 9 else CONFIG_NAMES_8
-    start = _start_dir(tree, args)
+    start = _start_dir(roots, args)
+    parts = start.split("/") if start else []
     pyproject = None
-    for base in (start, *start.parents):
+    for depth in range(len(parts), -1, -1):
+        base = "/".join(parts[:depth])
         for name in names:
-            p = base / name
-            if p.is_file() and not p.is_symlink():
-                if name == "pyproject.toml" and pyproject is None:
-                    pyproject = p
-                if has_pytest_config(p, major):
-                    return p.relative_to(tree).as_posix()
-        if base == tree:
-            break
-    return pyproject.relative_to(tree).as_posix() if pyproject is not None else None
+            rel = f"{base}/{name}" if base else name
+            p = next((root / rel for root in roots if (root / rel).exists()), None)
+            if p is None or not p.is_file() or p.is_symlink():
+                continue
+            if name == "pyproject.toml" and pyproject is None:
+                pyproject = rel
+            if has_pytest_config(p, major):
+                return rel
+    return pyproject
 
 
 def check_config(tree: Path, rel: str | None, trusted: Sequence[Path | None]) -> None:

@@ -36,15 +36,17 @@ PLUGIN = ("import pytest\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runte
 
 
 def _forms(pkg: str, pkg_dir: str, site: str) -> dict[str, str]:
-    """Every planted form: pytest 9's TOML files, the ini files both versions read before pyproject.toml, an
-    entry point in a dist-info where the editable install puts the repo on sys.path, .pth files."""
-    ini = f"[pytest]\naddopts = -p {pkg}._rt\n"
-    toml = f'[pytest]\npythonpath = ["."]\naddopts = ["-p", "{pkg}._rt"]\n'
+    """Every planted form, each loading a plugin module of its own (one module registered twice is an error):
+    pytest 9's TOML files, the ini files both versions read before pyproject.toml, an entry point in a
+    dist-info where the editable install puts the repo on sys.path, a .pth file."""
     dist = f"{site}/evil-1.0.dist-info" if site else "evil-1.0.dist-info"
-    return {"pytest.toml": toml, ".pytest.toml": toml, "pytest.ini": ini, ".pytest.ini": ini,
-            f"{dist}/METADATA": "Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n",
-            f"{dist}/entry_points.txt": f"[pytest11]\nevil = {pkg}._rt\n",
-            "zz.pth": f"import {pkg}._rt\n", f"{pkg_dir}/_rt.py": PLUGIN}
+    files = {"pytest.toml": f'[pytest]\npythonpath = ["."]\naddopts = ["-p", "{pkg}._rt1"]\n',
+             ".pytest.toml": f'[pytest]\naddopts = ["-p", "{pkg}._rt2"]\n',
+             "pytest.ini": f"[pytest]\naddopts = -p {pkg}._rt3\n", ".pytest.ini": f"[pytest]\naddopts = -p {pkg}._rt4\n",
+             f"{dist}/METADATA": "Metadata-Version: 2.1\nName: evil\nVersion: 1.0\n",
+             f"{dist}/entry_points.txt": f"[pytest11]\nevil = {pkg}._rt5\n",
+             "zz.pth": f"import {pkg}._rt6\n"}
+    return {**files, **{f"{pkg_dir}/_rt{i}.py": PLUGIN for i in range(1, 7)}}
 
 
 TASKS = {
@@ -81,7 +83,9 @@ def test_planted_configuration_in_a_real_grader(name: str, docker_client, tmp_pa
     assert set(before.values()) == {"passed"}, before   # the attack works when pytest configures itself
 
     harness = pytest_harness.write_files(tmp_path / "harness")
-    run = pytest_run(task, task.grader, image, raw, harness, task.grader.paths, "harness-raw")
+    run = pytest_run(task, task.grader, image, raw, harness, task.grader.paths, "harness-raw",
+                     trusted=(task.hidden_dir, task.repo_dir))
+    assert run.command[3:5] == ("-c", "/workspace/pyproject.toml")   # the original's, in both repos
     after = _outcomes(task, run_in_grader(docker_client, run))
     assert set(after.values()) == {"failed"}, after
 
