@@ -50,8 +50,8 @@ def pytest_run(task: TestsTaskSpec, grader: PytestGrader, image: str, tree: Path
     if trusted:
         pytest_harness.check_config(tree, config, trusted)
     command = (*pytest_harness.argv(grader.command, config, workdir), *options, *args)
-    return GraderRun(image=image, command=command, tree=tree, extra_trees=((harness, pytest_harness.HARNESS_DIR),),
-                     env=pytest_harness.environment(dict(grader.env)), limits=task.limits,
+    return GraderRun(image=image, command=command, tree=tree,
+                     extra_trees=((harness, pytest_harness.HARNESS_DIR),), env=pytest_harness.environment(dict(grader.env)), limits=task.limits,
                      timeout_s=task.timeouts.tests_s, run_label=label, cpuset=cpuset)
 
 
@@ -61,7 +61,7 @@ def _run(task: TestsTaskSpec, image: str, tree: Path, label: str, extra: tuple[t
     if isinstance(g, PytestGrader):
         assert harness is not None
         return pytest_run(task, g, image, tree, harness, g.paths, label, cpuset,
-                           trusted=(task.hidden_dir, task.repo_dir))
+                          trusted=(task.hidden_dir, task.repo_dir))
     assert isinstance(g, ScriptGrader)
     workdir = task.environment.workdir  # type: ignore[union-attr]  # a script grader has a dockerfile env
     return GraderRun(image=image, command=g.command, tree=tree, workdir=workdir, extra_trees=extra,
@@ -126,7 +126,7 @@ def run_suite(client: Any, image: str, tree: Path, grader: PytestGrader, task: T
     with tempfile.TemporaryDirectory(prefix="sbx-harness-") as tmp:
         harness = pytest_harness.write_files(Path(tmp))
         run = pytest_run(task, grader, image, tree, harness, tuple(args), label,
-                          options=("-o", "junit_family=xunit1", "--continue-on-collection-errors"))
+                         options=("-o", "junit_family=xunit1", "--continue-on-collection-errors"))
         facts = run_in_grader(client, run)
     if facts.timed_out or not facts.report:
         return SuiteRun({}, facts, f"no report (exit {facts.exit_code}, timed out {facts.timed_out}): "
