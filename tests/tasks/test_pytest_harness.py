@@ -178,3 +178,18 @@ def test_config_choice_follows_pytest(files: dict[str, str], major: int, chosen:
 def test_pinned_majors() -> None:
     assert ph.pytest_major({"pytest": "8.3.5"}) == 8 and ph.pytest_major({"pytest": "9.0.2"}) == 9
     assert ph.pytest_major(None) == 9
+
+
+def test_the_images_own_plugins_are_loaded(tmp_path: Path) -> None:
+    """Autoload is off, yet the plugins installed in the interpreter's own site-packages load (here the
+    venv's anyio plugin, whose `anyio_backend` fixture the test needs; in a grader e.g. hypothesis for attrs):
+    the launcher names them with -p. Without the launcher the same test errors."""
+    tree = _write(tmp_path / "t", {"tests/test_p.py": "def test_p(anyio_backend):\n    pass\n"})
+    harness = ph.write_files(tmp_path / "harness")
+    report = tmp_path / "r.xml"
+    env = ph.environment({"PATH": os.environ["PATH"], "HOME": str(tmp_path)})
+    for launcher, want in ((True, "passed"), (False, "error")):
+        base = (sys.executable, "-I", "-m", "pytest")
+        cmd = ph.argv(base, None, str(tree), str(harness)) if launcher else base
+        subprocess.run([*cmd, "tests", f"--junitxml={report}"], cwd=tree, env=env, capture_output=True, timeout=120)
+        assert [c.outcome for c in parse_junit(report.read_bytes()).cases] == [want], launcher
