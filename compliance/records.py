@@ -105,8 +105,8 @@ class AuditRecord(_Model):
 def is_compliant(records: Iterable[AuditRecord], rules: Collection[str] | None = None) -> bool:
     """Whether a run passes: every record of the rules in `rules` clear after overrides. By default every
     rule decides except those that are reported only (`compliance.traces.REPORTED_ONLY`:
-    `eval_features_in_fit`, outside the default exclusion). A flagged, undecided (`error`) or `unanalysable` rule fails it; a
-    run with no deciding records at all has not been audited and does not pass either."""
+    `eval_features_in_fit`, outside the default exclusion). A flagged, undecided (`error`) or `unanalysable`
+    rule fails it; a run with no deciding records at all has not been audited and does not pass either."""
     if rules is None:
         from compliance.traces import REPORTED_ONLY
 

@@ -51,7 +51,8 @@ def pytest_run(task: TestsTaskSpec, grader: PytestGrader, image: str, tree: Path
         pytest_harness.check_config(tree, config, trusted)
     command = (*pytest_harness.argv(grader.command, config, workdir), *options, *args)
     return GraderRun(image=image, command=command, tree=tree,
-                     extra_trees=((harness, pytest_harness.HARNESS_DIR),), env=pytest_harness.environment(dict(grader.env)), limits=task.limits,
+                     extra_trees=((harness, pytest_harness.HARNESS_DIR),),
+                     env=pytest_harness.environment(dict(grader.env)), limits=task.limits,
                      timeout_s=task.timeouts.tests_s, run_label=label, cpuset=cpuset)
 
 

@@ -10,8 +10,9 @@
    matches them so) anywhere (they run code at interpreter start or register pytest plugins) are removed,
    and so are `conftest.py` and every file name any pytest reads configuration from (`pytest.toml`,
    `.pytest.toml`, `pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`: the grader passes
-   the original's with `-c`, pytest_harness.py), each restored where the original has it. A new top-level module or package (not in the original) is dropped when asked: it could shadow
-   pytest, a test dependency or the standard library once the repo root is on sys.path.
+   the original's with `-c`, pytest_harness.py; for a script grader only when asked), each restored where
+   the original has it. A new top-level module or package (not in the original) is dropped when asked: it
+   could shadow pytest, a test dependency or the standard library once the repo root is on sys.path.
 3. The hidden tests, written over the result at their relative paths.
 
 Only the original and the hidden tests are trusted. Nothing here runs or parses the delivered files.
@@ -109,7 +110,8 @@ class Protected:
 def always_handled(rel: str, test_config: bool = True) -> bool:
     """Paths removed from every delivery (restored from the original where it has them); pytest's
     configuration and conftest files unless `test_config` is off (a script grader's own tests decide)."""
-    return bool(_ALWAYS_FILES.search(rel) or _ALWAYS_DIRS.search(rel) or (test_config and _TEST_CONFIG.search(rel)))
+    return bool(_ALWAYS_FILES.search(rel) or _ALWAYS_DIRS.search(rel)
+                or (test_config and _TEST_CONFIG.search(rel)))
 
 
 def _walk(root: Path, report: TreeReport | None) -> Iterator[tuple[str, Path]]:
