@@ -21,6 +21,9 @@ plant would run its code or change what counts as a pass. So the grader decides 
   reads them from those folders only, never from a folder the delivery fills. `-p no:cacheprovider`: a
   delivered `.pytest_cache` is never read.
 
+Only tree.py keeps out a delivered `conftest.py` inside the repo (the original's must be read) and
+`sitecustomize.py` (the editable install puts the repo on sys.path; Python imports it at start).
+
 The launcher runs pytest in the same interpreter (`python -I <launcher> ...` instead of `python -I -m pytest
 ...`): `-I` keeps the environment and the working folder out of `sys.path`, as before.
 """
