@@ -98,8 +98,10 @@ def compliance_table(prep: Prepared) -> pd.DataFrame:
             if rule in df:
                 row[f"{rule}_flagged"] = int((df[rule] == "flagged").sum())
                 row[f"{rule}_clear"] = int((df[rule] == "clear").sum())
-                # any other verdict (unanalysable): never clear, counted apart
-                row[f"{rule}_other"] = int((df[rule].notna() & ~df[rule].isin(("flagged", "clear"))).sum())
+                row[f"{rule}_unanalysable"] = int((df[rule] == "unanalysable").sum())
+                # any other verdict word: never clear, counted apart
+                row[f"{rule}_other"] = int((df[rule].notna()
+                                            & ~df[rule].isin(("flagged", "clear", "unanalysable"))).sum())
                 row[f"{rule}_blank"] = int(df[rule].isna().sum())
         # compliant = passed the applied rules AND scored: the count every score table uses; a run whose
         # code could not be scored is a failed attempt whatever its audit said (counted in unscorable)
@@ -413,6 +415,7 @@ def rule_versions_table(prep: Prepared) -> pd.DataFrame:
             rows.append({
                 "rule": rule, "version": str(version), "runs": len(group),
                 "flagged": int((now == "flagged").sum()), "clear": int((now == "clear").sum()),
+                "unanalysable": int((now == "unanalysable").sum()),
                 "re_audited": int(previous.notna().sum()),
                 "flagged_to_clear": int(((previous == "flagged") & (now == "clear")).sum()),
                 "clear_to_flagged": int(((previous == "clear") & (now == "flagged")).sum()),

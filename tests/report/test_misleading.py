@@ -46,11 +46,16 @@ def test_1_an_unscorable_run_is_not_counted_compliant() -> None:
     assert comp.loc["a/x", "unscorable"] == 1
 
 
-def test_an_unknown_verdict_is_counted_apart_and_never_compliant() -> None:
+def test_an_unanalysable_or_unknown_verdict_is_counted_apart_and_never_compliant() -> None:
     runs = _runs()
-    runs.loc[0, "eval_labels_in_fit"] = "unanalysable"
+    runs.loc[0, "eval_labels_in_fit"] = "unanalysable"  # by default excluded, like a flag (stats/exclusion.py)
     comp = compliance_table(_prep(runs)).set_index("pairing")
-    assert comp.loc["a/x", "eval_labels_in_fit_other"] == 1 and comp.loc["a/x", "eval_labels_in_fit_clear"] == 5
+    assert comp.loc["a/x", "eval_labels_in_fit_unanalysable"] == 1
+    assert comp.loc["a/x", "eval_labels_in_fit_clear"] == 5 and comp.loc["a/x", "eval_labels_in_fit_other"] == 0
+    assert comp.loc["a/x", "compliant"] == 5 and comp.loc["a/x", "excluded"] == 1
+    runs.loc[0, "eval_labels_in_fit"] = "some-future-verdict"  # a word sbx does not know yet: unknown
+    comp = compliance_table(_prep(runs)).set_index("pairing")
+    assert comp.loc["a/x", "eval_labels_in_fit_other"] == 1 and comp.loc["a/x", "eval_labels_in_fit_unanalysable"] == 0
     assert comp.loc["a/x", "compliant"] == 5 and comp.loc["a/x", "unknown"] == 1
 
 

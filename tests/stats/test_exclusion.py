@@ -12,9 +12,12 @@ def test_verdicts_parse_text_bools_and_blanks() -> None:
 
 
 def test_another_verdict_is_never_compliant() -> None:
-    # the audit's "unanalysable" (or any verdict word sbx does not know) is not clear: the run is unknown
-    assert np.isnan(verdicts(["unanalysable", "Unanalysable"], "x")).all()
-    out = compliant(["unanalysable", "clear", "unanalysable"], ["clear", "clear", "flagged"], "both")
+    # a verdict word sbx does not know is not clear: the run is unknown; "unanalysable" counts as the study
+    # decides, by default as flagged (never clear)
+    assert np.isnan(verdicts(["some-future-verdict", "Other"], "x")).all()
+    assert verdicts(["unanalysable", "Unanalysable"], "x").tolist() == [1.0, 1.0]
+    assert np.isnan(verdicts(["unanalysable"], "x", unanalysable="unknown")).all()
+    out = compliant(["some-future-verdict", "clear", "unanalysable"], ["clear", "clear", "clear"], "both")
     assert np.isnan(out[0]) and out[1:].tolist() == [1.0, 0.0]
 
 
