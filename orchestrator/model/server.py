@@ -104,7 +104,8 @@ class StandIn:
         if self._log_path is not None and self._log is None:
             self._log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = self._log_path.open("a", buffering=1)
-        self._runner = web.AppRunner(self.app(), access_log=None)
+        # a short grace on stop: a test's or a demo's streams are not worth waiting a minute for (aiohttp's default)
+        self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=2)
         await self._runner.setup()
         return self._runner
 
