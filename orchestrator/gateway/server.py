@@ -371,7 +371,7 @@ class Gateway:
                    status=status)
         response = web.Response(status=status, headers=headers, body=body)
         run.refusals += 1
-        if refusal.reason == "body" or run.refusals >= self.max_refusals:
+        if refusal.reason == "body" or run.refusals >= self.max_refusals or run.ended is not None:
             response.force_close()  # the rest of the body is never read / the socket is closing
         if run.refusals == self.max_refusals:
             self._end_access(run, "refusals", f"sbx: this run's model socket closed after {run.refusals} refused "
@@ -392,12 +392,13 @@ class Gateway:
             asyncio.ensure_future(self._close_socket(run, site))
 
     async def _close_socket(self, run: _Run, site: web.UnixSite) -> None:
+        """Stop accepting connections. Calls in flight finish (cutting them mid-body leaves the forwarder's
+        client waiting); every answer from now on closes its connection, so an open connection carries at
+        most one more (refused) call."""
         with contextlib.suppress(Exception):
             await site.stop()
             with contextlib.suppress(FileNotFoundError):
                 run.socket_path.unlink()
-            if run.runner is not None and run.runner.server is not None:
-                run.runner.server.pre_shutdown()  # idle keep-alive connections close; calls in flight finish
 
     async def _forward(self, run: _Run, request: web.Request, url: URL, raw: bytes, rec: dict[str, Any],
                        t0: float) -> web.StreamResponse:
