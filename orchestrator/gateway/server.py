@@ -70,6 +70,8 @@ MAX_EVENTS_PER_RUN = 100
 MAX_REFUSALS_PER_RUN = 256
 #: transcript lines smaller than this are compressed on the event loop (a thread hop costs more)
 _INLINE_WRITE = 256 * 1024
+#: request bodies smaller than this are parsed on the event loop
+_INLINE_PARSE = 512 * 1024
 
 
 @dataclass
@@ -302,14 +304,16 @@ class Gateway:
         reserved: tuple[int, float] | None = None
         try:
             raw, size = await read_bounded(request, self.max_request_bytes)
-            # every check and the reservation run with no await between them: calls in flight on the same
-            # loop see each other's reservations, however they interleave
-            refusal = self._refusal(run, request, target, size)
+            refusal = self._refusal(run, request, target, size)  # cheap checks first: a flood pays no parse
             body: dict[str, Any] | None = None
             if refusal is None:
-                parsed = policy.parse_body(raw)
+                parsed = await self._parse(raw)
                 refusal = parsed if isinstance(parsed, Refusal) else policy.metering_refusal(api, parsed)
                 body = parsed if isinstance(parsed, dict) else None
+            if refusal is None:
+                # the limits again, and the reservation, with no await between them: calls in flight on the
+                # same loop see each other's reservations, however they interleave
+                refusal = self._refusal(run, request, target, size)
             if refusal is not None:
                 # a refused call keeps no body, only its size and hash: refusals cost the disk next to nothing
                 rec["request"]["truncated"] = size
@@ -346,6 +350,14 @@ class Gateway:
         t = run.totals
         return limits_mod.check(run.limits, calls=t.forwarded, in_flight=run.in_flight - 1, usage=t.usage,
                                 cost=t.cost_usd, reserved_tokens=run.reserved_tokens, reserved_cost=run.reserved_cost)
+
+    @staticmethod
+    async def _parse(raw: bytes) -> dict[str, Any] | Refusal:
+        """policy.parse_body; a big body off the loop, so that parsing megabytes of small objects does not stall
+        every other run's calls (the GIL is still shared, but the loop gets its turns)."""
+        if len(raw) < _INLINE_PARSE:
+            return policy.parse_body(raw)
+        return await asyncio.to_thread(policy.parse_body, raw)
 
     def _reserve(self, run: _Run, worst: policy.WorstCase) -> tuple[int, float]:
         """Hold the call's worst case against the run's limits until it settles."""

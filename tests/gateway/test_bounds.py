@@ -71,6 +71,19 @@ def test_64_parallel_calls_end_within_the_documented_bound(gateway: GatewayThrea
             assert t.usage.tokens <= 50 + t.max_reserved_tokens and t.ok == 1
 
 
+def test_parallel_big_calls_parsed_off_the_loop_are_still_reserved_one_at_a_time(
+        gateway: GatewayThread, standin: StandIn, tmp_path: Path) -> None:
+    # bodies past the inline-parse size are parsed in a thread: the limits are checked again after that await
+    sock = gateway.open_run("race", "openai-chat", "m", ModelLimits(tokens=50, in_flight=64), tmp_path / "t.jsonl.gz")
+    body = _chat(0) | {"messages": [{"role": "user", "content": "y" * 600_000}]}
+    statuses = asyncio.run(_parallel(sock, [body] * 16))
+    t = gateway.close_run("race")
+    # whichever call got in first, it alone went: until it settled its reservation covered the limit, and
+    # once it had settled the limit was spent
+    assert statuses.count(200) == t.ok == 1 and statuses.count(429) == 15
+    assert t.usage.as_dict() == log_totals(read_log(tmp_path / "standin.jsonl"), "race")
+
+
 def test_a_call_that_comes_back_without_usage_ends_the_runs_model_access(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SBX_TEST_KEY", KEY)
