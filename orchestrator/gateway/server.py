@@ -12,8 +12,9 @@ The run is known from the socket a request arrived on, never from anything in th
 checked (method, the request target exactly one of the API's, body size, the run's limits, one strict parse of
 the body and the metering rules: policy.py), its worst case reserved against the run's token and cost limits,
 then forwarded to exactly the target checked, with the agent's body bytes unchanged and the real key
-injected; the upstream's bytes come back unchanged, streamed as they arrive. Every call is recorded in the run's transcript (see transcript.py) with usage parsed per API
-(usage.py) and its cost at the rate card in force on the run's date.
+injected; the upstream's bytes come back unchanged, streamed as they arrive. Every call is recorded in the
+run's transcript (see transcript.py) with usage parsed per API (usage.py) and its cost at the rate card in
+force on the run's date.
 """
 
 from __future__ import annotations
