@@ -108,7 +108,7 @@ class StandIn:
             self._log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = self._log_path.open("a", buffering=1)
         # a short grace on stop: a test's or a demo's streams are not worth waiting a minute for (aiohttp's default)
-        self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=2)
+        self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=1)
         await self._runner.setup()
         return self._runner
 
