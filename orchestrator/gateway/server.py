@@ -62,6 +62,12 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy
                         "trailers", "transfer-encoding", "upgrade", "proxy-connection"})
 _DROP_UPSTREAM = HOP_BY_HOP | {"host", "content-length", "accept-encoding", "authorization", "x-api-key", "api-key",
                                "cookie", "x-goog-api-key"}
+#: headers some proxies and frameworks read as another method or path than the request line's: the upstream
+#: must get exactly the request that was checked
+_OVERRIDES = frozenset({"x-http-method-override", "x-http-method", "x-method-override", "x-original-url",
+                        "x-rewrite-url", "x-original-uri", "x-forwarded-host", "x-forwarded-prefix",
+                        "x-forwarded-path", "x-forwarded-uri", "forwarded", "x-forwarded-for", "x-real-ip"})
+_DROP_UPSTREAM = _DROP_UPSTREAM | _OVERRIDES
 _DROP_DOWNSTREAM = HOP_BY_HOP | {"content-length"}
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SOCKET_NAME = "model.sock"

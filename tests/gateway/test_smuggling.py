@@ -107,6 +107,30 @@ def test_only_the_apis_own_targets_reach_the_upstream_and_only_they_carry_the_ke
     assert all(c["path"].startswith("/") for c in calls)  # the transcript stays readable by its strict reader
 
 
+def test_headers_that_name_another_method_or_path_never_reach_the_upstream(
+        upstream: tuple[LoggingUpstream, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    up, url = upstream
+    monkeypatch.setenv("SBX_TEST_KEY", KEY)
+    overrides = {"X-HTTP-Method-Override": "DELETE", "X-Original-URL": "/admin/keys", "X-Rewrite-URL": "/admin",
+                 "X-Forwarded-Prefix": "/admin", "X-Forwarded-Host": "evil.example", "Forwarded": "host=evil.example",
+                 "Host": "evil.example"}
+    with GatewayThread(Gateway({"e": Endpoint(name="e", api="openai-chat", base_url=url, key_env="SBX_TEST_KEY")},
+                               socket_root=tmp_path / "s")) as gw:
+        sock = gw.open_run("r", "e", "m", ModelLimits(), tmp_path / "t.jsonl.gz")
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(str(sock))
+        body = _chat()
+        s.sendall(b"POST /v1/chat/completions HTTP/1.1\r\n" + b"".join(f"{k}: {v}\r\n".encode() for k, v in overrides.items())
+                  + b"content-type: application/json\r\nconnection: close\r\ncontent-length: %d\r\n\r\n" % len(body)
+                  + body)
+        assert s.recv(65536).startswith(b"HTTP/1.1 200")
+        s.close()
+        gw.close_run("r")
+    (seen,) = up.seen
+    assert not {k.lower() for k in overrides} - {"host"} & set(seen.headers)
+    assert seen.headers["host"] == url.split("//")[1]
+
+
 def _chat(**extra: object) -> bytes:
     return json.dumps({"model": "m", "messages": [{"role": "user", "content": "x"}], **extra}).encode()
 
