@@ -105,9 +105,10 @@ def test_a_refusal_flood_costs_the_host_a_bounded_amount(attacked: dict[str, Any
     found, usage, events = attacked["found"], attacked["usage"], attacked["events"]
     flood = found["flood"]
     # refusals stop at the cap (plus one per connection open when it was reached); then the socket is gone
-    # and the forwarder answers 502 without the gateway reading anything
+    # and the forwarder answers 502, or resets the connection, without the gateway reading anything
     assert MAX_REFUSALS_PER_RUN <= usage.refused <= MAX_REFUSALS_PER_RUN + FORWARDER_CONNECTIONS
-    assert flood.get("502", 0) >= 20, flood
+    assert set(flood) <= {"429", "502", "ConnectionResetError", "BrokenPipeError"}, flood
+    assert sum(n for k, n in flood.items() if k != "429") >= 20, flood
     assert [e["reason"] for e in events["model.access_ended"]] == ["refusals"]
     # no refused body is kept: the transcript is a few dozen bytes a call, not 4 MiB
     assert attacked["transcript_bytes"] < 200 * 1024, attacked["transcript_bytes"]

@@ -79,7 +79,9 @@ def flooder():
         status = raw("/v1/chat/completions", big)
         with lock:
             flood.append(status)
-            if len(flood) >= 800 or flood[-20:] == [502] * 20:  # the forwarder: the gateway's socket is gone
+            # once the gateway's socket is gone the forwarder answers 502, or resets a connection whose body it
+            # never reads: 20 of those in a row and the flood has nothing left to hit
+            if len(flood) >= 800 or (len(flood) >= 20 and 429 not in flood[-20:]):
                 return
 
 
