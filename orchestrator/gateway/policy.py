@@ -140,15 +140,32 @@ def metering_refusal(api: str, body: dict[str, Any]) -> Refusal | None:
         if body.get(name):
             return _unmetered(f"`{name}` is not allowed: {why}")
     tools = body.get("tools")
-    if isinstance(tools, list):
-        for tool in tools:
-            kind = tool.get("type") if isinstance(tool, dict) else None
-            if kind is None and api == "anthropic":
-                continue  # an Anthropic tool without a type is a custom (client) tool
-            if not (isinstance(kind, str) and kind.startswith(_CLIENT_TOOL_TYPES[api])):
-                return _unmetered(f"tool type {str(kind)[:60]!r} is a server tool, billed apart from tokens")
-    elif tools is not None:
+    if tools is not None and not isinstance(tools, list):
         return Refusal("body_json", "sbx: `tools` must be a list", 400, "request")
+    server = _server_tool(api, tools or [])
+    if server is not None:
+        return _unmetered(f"tool type {server[:60]!r} is a server tool, billed apart from tokens")
+    return None
+
+
+def _server_tool(api: str, tools: list[Any], depth: int = 0) -> str | None:
+    """The type of the first tool in `tools` that the provider runs itself, or None when the client runs them
+    all. A Responses `namespace` groups tools (Codex: MCP and dynamic tools), so its members are checked; a
+    `tool_search` is the client's when its `execution` says so (Codex loads deferred tools itself)."""
+    for tool in tools:
+        kind = tool.get("type") if isinstance(tool, dict) else None
+        if kind is None and api == "anthropic":
+            continue  # an Anthropic tool without a type is a custom (client) tool
+        if api == "openai-responses" and kind == "namespace" and depth == 0:
+            inner = tool.get("tools")
+            found = _server_tool(api, inner, depth + 1) if isinstance(inner, list) else "namespace"
+            if found is not None:
+                return found
+            continue
+        if api == "openai-responses" and kind == "tool_search" and tool.get("execution") == "client":
+            continue
+        if not (isinstance(kind, str) and kind.startswith(_CLIENT_TOOL_TYPES[api])):
+            return str(kind)
     return None
 
 

@@ -164,6 +164,12 @@ BODIES: list[tuple[str, bytes, str]] = [
         {"type": "mcp", "server_label": "x", "server_url": "https://evil.example"}]}).encode(), "unmetered"),
     ("openai-responses", json.dumps({"model": "m", "input": "x", "tools": [{"type": "code_interpreter"}]}).encode(),
      "unmetered"),
+    ("openai-responses", json.dumps({"model": "m", "input": "x", "tools": [{"type": "namespace", "name": "n",
+        "tools": [{"type": "function", "name": "f"}, {"type": "web_search"}]}]}).encode(), "unmetered"),
+    ("openai-responses", json.dumps({"model": "m", "input": "x", "tools": [
+        {"type": "tool_search", "execution": "server"}]}).encode(), "unmetered"),
+    ("openai-responses", json.dumps({"model": "m", "input": "x", "tools": [{"type": "image_generation"}]}).encode(),
+     "unmetered"),
     ("anthropic", json.dumps({"model": "m", "max_tokens": 5, "messages": [], "tools": [
         {"type": "web_search_20250305", "name": "web_search"}]}).encode(), "unmetered"),
     ("anthropic", json.dumps({"model": "m", "max_tokens": 5, "messages": [], "tools": [
@@ -178,6 +184,9 @@ FINE: list[tuple[str, bytes]] = [
     ("openai-chat", _chat(stream=0, tools=[{"type": "function", "function": {"name": "bash"}}])),
     ("openai-responses", json.dumps({"model": "m", "input": "x", "stream": True, "background": False,
                                      "tools": [{"type": "function", "name": "f"}, {"type": "local_shell"}]}).encode()),
+    ("openai-responses", json.dumps({"model": "m", "input": "x", "tools": [   # Codex: MCP tools, deferred loading
+        {"type": "namespace", "name": "mcp__x", "description": "", "tools": [{"type": "function", "name": "f"}]},
+        {"type": "tool_search", "execution": "client", "description": "d", "parameters": {}}]}).encode()),
     ("anthropic", json.dumps({"model": "m", "max_tokens": 5, "messages": [], "tools": [
         {"name": "Bash", "input_schema": {}}, {"type": "bash_20250124", "name": "bash"}]}).encode()),
     ("anthropic", '{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"é \\u00e9"}]}'.encode()),
