@@ -50,7 +50,8 @@ _CLIENT_TOOL_TYPES: dict[str, tuple[str, ...]] = {
 _UNMETERED_FIELDS: dict[str, dict[str, str]] = {
     "anthropic": {"mcp_servers": "remote MCP servers are called by the provider, billed apart from tokens",
                   "container": "code-execution containers are billed by the hour, not in tokens"},
-    "openai-chat": {"web_search_options": "web search is billed per search, not in tokens"},
+    "openai-chat": {"web_search_options": "web search is billed per search, not in tokens",
+                    "audio": "audio output is priced apart from the text tokens the rate card prices"},
     "openai-responses": {"background": "background responses report usage only on later GETs, never forwarded"},
 }
 #: the rules, as docs/gateway.md states them

@@ -155,6 +155,7 @@ BODIES: list[tuple[str, bytes, str]] = [
     ("openai-chat", b"[" * 100_000 + b"]" * 100_000, "body_json"),
     ("openai-chat", _chat(web_search_options={}) .replace(b"{}", b'{"x":1}'), "unmetered"),
     ("openai-chat", _chat(tools=[{"type": "web_search"}]), "unmetered"),
+    ("openai-chat", _chat(modalities=["text", "audio"], audio={"voice": "alloy", "format": "wav"}), "unmetered"),
     ("openai-responses", b'{"model":"m","input":"x","\\u0062ackground":true}', "unmetered"),
     ("openai-responses", json.dumps({"model": "m", "input": "x", "background": 1}).encode(), "unmetered"),
     ("openai-responses", b'{"model":"m","input":"x","background":false,"background":true}', "body_ambiguous"),
