@@ -49,10 +49,31 @@ def main(ctx: Path) -> None:
     if m["kind"] == "npm" and m["node_at_runtime"]:
         links.append(f"/usr/local/bin/node {dest}/node/bin/node")
     (meta / "links").write_text("".join(line + "\n" for line in links))
-    header = [f"agent {m['name']} {m['version']} {m['digest']}", f"agent-cli {probe}"]
-    (meta / "versions.txt").write_text("".join(line + "\n" for line in header + versions))
     subprocess.run(["chmod", "-R", "a+rX,go-w", str(dest)], check=True)
+    header = [f"agent {m['name']} {m['version']} {m['digest']}", f"agent-cli {probe}",
+              f"agent-tree {tree_digest(dest)}"]
+    (meta / "versions.txt").write_text("".join(line + "\n" for line in header + versions))
+    os.chmod(meta / "versions.txt", 0o644)
     print(f"install: {m['name']} {m['version']} ok ({probe})")
+
+
+def tree_digest(root: Path) -> str:
+    """sha256 over every path under root (but .sbx-image/) with its type, mode and content or link target:
+    what two builds from one lock must agree on byte for byte (mtimes and owners aside)."""
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if rel == ".sbx-image" or rel.startswith(".sbx-image/"):
+            continue
+        st = path.lstat()
+        if path.is_symlink():
+            entry = f"l {rel} {os.readlink(path)}"
+        elif path.is_dir():
+            entry = f"d {rel} {st.st_mode & 0o7777:o}"
+        else:
+            entry = f"f {rel} {st.st_mode & 0o7777:o} {hashlib.sha256(path.read_bytes()).hexdigest()}"
+        h.update(entry.encode("utf-8", "surrogateescape") + b"\n")
+    return "sha256:" + h.hexdigest()
 
 
 def _npm(m: dict, ctx: Path, dest: Path, env: dict) -> tuple[list[str], list[str]]:
@@ -69,7 +90,8 @@ def _npm(m: dict, ctx: Path, dest: Path, env: dict) -> tuple[list[str], list[str
     node = str(node_root / "bin" / "node")
     shutil.copy(ctx / "npm" / "package.json", dest / "package.json")
     shutil.copy(ctx / "npm" / "package-lock.json", dest / "package-lock.json")
-    cmd = [node, str(npm_root / "package" / "bin" / "npm-cli.js"), "install", "--offline", "--omit=optional",
+    # `npm ci`: exactly the committed lock or an error, never a re-resolution (no network here either way)
+    cmd = [node, str(npm_root / "package" / "bin" / "npm-cli.js"), "ci", "--offline", "--omit=optional",
            "--cache", str(ctx / "npm"), "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=warn"]
     subprocess.run(cmd, cwd=dest, env={**env, "PATH": f"{node_root / 'bin'}:{env['PATH']}"}, check=True)
     installed = json.loads((dest / "node_modules" / ".package-lock.json").read_text())["packages"]
@@ -150,7 +172,9 @@ def _pip(m: dict, ctx: Path, dest: Path) -> tuple[list[str], list[str]]:
     subprocess.run([SANDBOX_PYTHON, "-m", "pip", "--python", python, "install", "--no-index", "--no-cache-dir",
                     "--require-hashes", "--only-binary=:all:", "--find-links", str(ctx / "wheels"),
                     "-r", str(ctx / "requirements.txt")], check=True)
-    subprocess.run([python, "-m", "compileall", "-q", str(dest / "lib")], check=True, stdout=subprocess.DEVNULL)
+    # hash-based .pyc: the same bytes in every build of one lock (timestamped ones differ per build)
+    subprocess.run([python, "-m", "compileall", "-q", "--invalidation-mode", "checked-hash", str(dest / "lib")],
+                   check=True, stdout=subprocess.DEVNULL)
     # The CPU-meter gate in this venv's site-packages, as in every interpreter of the sandbox.
     subprocess.run([python, GATE_INSTALLER], check=True)
     m["bins"] = {c: str(dest / "bin" / c) for c in m["bins"]}

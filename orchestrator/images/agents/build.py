@@ -100,7 +100,7 @@ def _fetch(adapter: Adapter, lines: dict[str, LockLine], agents_dir: Path, cache
     line = lines[adapter.name]
     if isinstance(adapter.install, NpmInstall):
         toolchain = ensure_toolchain(lines, cache, lock_path)
-        return ensure_npm_closure(adapter, line, cache, lock_path, toolchain), toolchain
+        return ensure_npm_closure(adapter, line, cache, lock_path), toolchain
     return ensure_pip_closure(adapter, line, cache, lock_path), {}
 
 
@@ -138,7 +138,7 @@ def resolve_agent_image(client, name: str, sandbox_id: str, agents_dir: Path):
     adapter = get_adapter(name)
     lines = _lines_for(adapter, agents_dir)
     if lines[name].digest is None:
-        raise ImageNotBuilt(f"{name} has no digest in {agents_dir / LOCK_NAME}: run `sbx images build --agents {name}`")
+        raise ImageNotBuilt(f"{name} has no digest in {agents_dir / LOCK_NAME}: run `sbx images lock --agents {name}`")
     tag = agent_tag(name, input_hash(manifest(adapter, lines), sandbox_id, agents_dir))
     try:
         return client.images.get(tag)
@@ -166,8 +166,8 @@ def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_ta
         lines = _lines_for(adapter, agents_dir)
         fetch_s = 0.0
         closure = None
-        if lines[name].digest is None:  # prints the line to add, after fetching
-            _fetch(adapter, lines, agents_dir, cache)
+        if lines[name].digest is None:
+            raise ImageError(f"{agents_dir / LOCK_NAME}: {name} has no digest: run `sbx images lock --agents {name}`")
         m = manifest(adapter, lines)
         tag = agent_tag(name, input_hash(m, sandbox_id, agents_dir))
         try:

