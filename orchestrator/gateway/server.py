@@ -145,6 +145,8 @@ class _Run:
     refusals: int = 0
     #: set once the run's model access has ended: every later call gets this refusal
     ended: Refusal | None = None
+    #: the task closing the run's socket after its refusal cap (held so it is not collected mid-way)
+    closer: asyncio.Future[None] | None = None
     totals: RunTotals = None  # type: ignore[assignment]
     idle: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -266,6 +268,8 @@ class Gateway:
         """Stop serving the run, let calls in flight finish (up to grace_s), close its transcript."""
         run = self._runs.pop(run_id)
         run.closing = True
+        if run.closer is not None:
+            await run.closer
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(run.idle.wait(), grace_s)
         if run.runner is not None:
@@ -408,7 +412,7 @@ class Gateway:
             log.warning("gateway.access_ended", run_id=run.run_id, reason=reason)
         if close_socket and run.site is not None:
             site, run.site = run.site, None
-            asyncio.ensure_future(self._close_socket(run, site))
+            run.closer = asyncio.ensure_future(self._close_socket(run, site))
 
     async def _close_socket(self, run: _Run, site: web.UnixSite) -> None:
         """Stop accepting connections. Calls in flight finish (cutting them mid-body leaves the forwarder's
