@@ -62,9 +62,11 @@ class Exclusion(StrEnum):
 
 
 def verdicts(values: ArrayLike, name: str) -> NDArray[np.float64]:
-    """Which runs did this rule flag? 1.0 flagged, 0.0 clear, NaN unaudited.
+    """Which runs did this rule flag? 1.0 flagged, 0.0 clear, NaN unaudited or another verdict.
 
-    Accepts "flagged"/"clear" (any case), booleans (True = flagged) and blanks (None, NaN, "").
+    Accepts "flagged"/"clear" (any case), booleans (True = flagged) and blanks (None, NaN, ""). Any other
+    verdict word (an audit's "unanalysable") is neither clear nor flagged: NaN, so a run with it is unknown
+    under the rule, never compliant. Anything that is not a word (a number, a phrase) is an error.
     """
     import numpy as np
 
@@ -83,6 +85,8 @@ def verdicts(values: ArrayLike, name: str) -> NDArray[np.float64]:
             out.append(1.0)
         elif text in (CLEAR, "false", "0"):
             out.append(0.0)
+        elif text.replace("_", "").replace("-", "").isalpha():
+            out.append(np.nan)
         else:
             raise ValueError(f"{name}: verdict must be 'flagged', 'clear' or blank, got {v!r}")
     return np.array(out, dtype=np.float64)
