@@ -12,9 +12,12 @@ in front of the gateway, i.e. the whole path an agent's call takes.
 Prints p50 and p99 of time-to-first-byte and total time for each path, the gateway's added milliseconds
 and the ratios (targets: p50 added < 2 ms, p99 added < 10 ms). Then 64 runs, each streaming calls on its
 own socket at the same time: every call must succeed and the gateway's usage totals must equal the
-stand-in's own log exactly, per run. And a flood: calls at a run whose limit is spent, 32 at a time, with the
-gateway's CPU per refused call beside the flooding client's (the host's cost of a flood, as a ratio to
-what the agent spends making it; an agent's Python is metered, so a flood costs it budget too).
+stand-in's own log exactly, per run. And floods of calls at a run whose limit is spent, 32 at a time: the
+gateway's CPU per refused call beside the flooding client's (the host's cost of a flood, as a ratio to what
+the agent spends making it; an agent's Python is metered, so a flood costs it budget too), for agent-sized
+and for 4 MiB requests; then one whole run flooded with 4 MiB requests through the forwarder, as a sandbox
+would: what it costs the host (gateway CPU, transcript bytes) and the forwarder before the run's socket
+closes at the gateway's refusal cap, and after.
 """
 
 from __future__ import annotations
@@ -104,29 +107,38 @@ async def _gateway_child(upstream: str, tmp: Path) -> None:
     log.configure(level="warning")
     ep = Endpoint(name="standin", api="openai-chat", base_url=upstream, run_headers=True)
     gw = Gateway({"standin": ep}, socket_root=tmp / "sock")
+    # for the CPU of one refusal: a gateway that never closes a run's socket, so every call of a flood is refused
+    uncapped = Gateway({"standin": ep}, socket_root=tmp / "sock-u", max_refusals=10**9)
     await gw.start()
+    await uncapped.start()
+    owner: dict[str, Gateway] = {}
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
     opened: list[str] = []
     while line := (await reader.readline()).decode().strip():
         cmd, _, arg = line.partition(" ")
-        if cmd in ("open", "open-spent"):  # open-spent: runs whose model_calls limit is spent (all refused)
+        if cmd in ("open", "open-spent", "open-spent-uncapped"):  # spent: model_calls spent (all refused)
             socks = {}
-            limits = ModelLimits(calls=0 if cmd == "open-spent" else None, in_flight=64)
+            limits = ModelLimits(calls=None if cmd == "open" else 0, in_flight=64)
+            target = uncapped if cmd == "open-spent-uncapped" else gw
             for i in range(int(arg)):
-                run = f"run-{len(opened)}"
+                run = f"run-{len(owner)}-{len(opened)}-{time.monotonic_ns()}"  # a fresh transcript per run
                 opened.append(run)
-                socks[run] = str(await gw.open_run(run, "standin", "m", limits,
-                                                   tmp / "transcripts" / f"{run}.jsonl.gz"))
+                owner[run] = target
+                socks[run] = str(await target.open_run(run, "standin", "m", limits,
+                                                       tmp / "transcripts" / f"{run}.jsonl.gz"))
             print(json.dumps(socks), flush=True)
         elif cmd == "cpu":
             print(json.dumps(time.process_time()), flush=True)
         elif cmd == "close":
-            totals = {run: (await gw.close_run(run)).as_dict() for run in opened}
+            totals = {run: (await owner.pop(run).close_run(run)).as_dict() for run in opened}
+            for run, t in totals.items():
+                t["transcript_bytes"] = Path(t["transcript"]).stat().st_size
             opened.clear()
             print(json.dumps(totals), flush=True)
     await gw.stop()
+    await uncapped.stop()
 
 
 async def latency(direct: str, socks: dict[str, str], fwd_port: int, calls: int) -> None:
@@ -176,25 +188,82 @@ async def concurrent(socks: dict[str, str], calls_per_run: int) -> dict[str, int
     return {"calls": done, "errors": errors, "seconds": time.perf_counter() - start}
 
 
-async def flood(sock: str, calls: int, width: int = 32) -> dict[str, float]:
-    """`calls` agent-sized requests, `width` at a time, at a run whose limit is spent: what an agent that
-    floods the gateway makes the host do. Returns this (the flooding) process's CPU and the refusals."""
-    payload = json.dumps(_body(False, 3)).encode()
-    refused = 0
+async def flood(url: str, calls: int, payload: bytes, width: int = 32, sock: str | None = None) -> dict[str, float]:
+    """`calls` requests of `payload`, `width` at a time, at a run whose limit is spent: what an agent that
+    floods the gateway makes the host do. Returns this (the flooding) process's CPU, the refusals (any status
+    >= 400 from the gateway; a 502 is the forwarder's once the gateway closed the run's socket) and the calls
+    that failed outright (the connection was closed before an answer)."""
+    refused = failed = gone = 0
     queue = iter(range(calls))
 
     async def worker(session: aiohttp.ClientSession) -> None:
-        nonlocal refused
+        nonlocal refused, failed, gone
         for _ in queue:
-            async with session.post("http://sbx/v1/chat/completions", data=payload,
-                                    headers={"content-type": "application/json"}) as r:
-                await r.read()
-                refused += r.status >= 400
+            try:
+                async with session.post(url + "/v1/chat/completions", data=payload,
+                                        headers={"content-type": "application/json"}) as r:
+                    await r.read()
+                    refused += 400 <= r.status < 500
+                    gone += r.status == 502
+            except (aiohttp.ClientError, OSError):
+                failed += 1
 
+    connector = aiohttp.UnixConnector(path=sock, limit=width) if sock else aiohttp.TCPConnector(limit=width)
     cpu0, start = time.process_time(), time.perf_counter()
-    async with aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=sock, limit=width)) as s:
+    async with aiohttp.ClientSession(connector=connector) as s:
         await asyncio.gather(*(worker(s) for _ in range(width)))
-    return {"cpu": time.process_time() - cpu0, "seconds": time.perf_counter() - start, "refused": refused}
+    return {"cpu": time.process_time() - cpu0, "seconds": time.perf_counter() - start, "refused": refused,
+            "failed": failed, "gone": gone}
+
+
+def _big_payload() -> bytes:
+    """A 4 MiB request (the gateway's transcript body cap; what the issue's flood sent): one incompressible
+    message."""
+    text = os.urandom(2 * 1024 * 1024 - 64).hex()
+    return json.dumps({"model": "m", "messages": [{"role": "user", "content": text}]}).encode()
+
+
+def _flood_report(child: Child, args: argparse.Namespace, fwd_cmd: list[str]) -> None:
+    """The floods: per refused call (agent-sized and 4 MiB requests, no refusal cap), then one run through
+    the forwarder with the gateway's default refusal cap."""
+    import psutil
+
+    small, big = json.dumps(_body(False, 3)).encode(), _big_payload()
+    for name, payload, calls in (("agent-sized", small, args.flood), ("4 MiB", big, args.flood_big)):
+        spent = next(iter(child.ask("open-spent-uncapped 1").values()))
+        cpu0 = child.ask("cpu")
+        flooded = asyncio.run(flood("http://sbx", calls, payload, sock=spent))
+        gateway_cpu = child.ask("cpu") - cpu0
+        (t,) = child.ask("close").values()
+        print(f"\nflood of {calls} {name} calls ({len(payload) // 1024} KB, 32 at a time) at a spent limit: "
+              f"{flooded['refused']:.0f} refused in {flooded['seconds']:.1f} s; gateway CPU "
+              f"{gateway_cpu / calls * 1e3:.2f} ms per refused call, the flooding client's "
+              f"{flooded['cpu'] / calls * 1e3:.2f} ms (aiohttp): host/agent CPU ratio "
+              f"{gateway_cpu / flooded['cpu']:.2f}; transcript {t['transcript_bytes']} bytes "
+              f"({t['transcript_bytes'] / calls:.0f} per call)")
+    # one run, as from a sandbox: through the forwarder, the gateway's default refusal cap
+    spent = next(iter(child.ask("open-spent 1").values()))
+    port = 48000 + os.getpid() % 1000
+    fwd = subprocess.Popen([*fwd_cmd, "--socket", spent, "--port", str(port)], stdout=subprocess.PIPE)
+    try:
+        assert fwd.stdout is not None
+        fwd.stdout.readline()
+        fwd_proc = psutil.Process(fwd.pid)
+        cpu0, fwd0 = child.ask("cpu"), sum(fwd_proc.cpu_times()[:2])
+        flooded = asyncio.run(flood(f"http://127.0.0.1:{port}", args.flood_run, big))
+        gateway_cpu, fwd_cpu = child.ask("cpu") - cpu0, sum(fwd_proc.cpu_times()[:2]) - fwd0
+    finally:
+        fwd.terminate()
+        fwd.wait(30)
+        if fwd.stdout is not None:
+            fwd.stdout.close()
+    (t,) = child.ask("close").values()
+    print(f"\none run flooded through the forwarder: {args.flood_run} calls of 4 MiB, 32 at a time: "
+          f"{t['refused']} refused by the gateway, then its socket closed ({t['access_ended']}): "
+          f"{flooded['gone']:.0f} answered 502 by the forwarder, {flooded['failed']:.0f} cut, in "
+          f"{flooded['seconds']:.1f} s. Host: gateway CPU {gateway_cpu:.2f} s for the whole run, transcript "
+          f"{t['transcript_bytes']} bytes. The forwarder (the sandbox's, counted in the container's hard stop): "
+          f"{fwd_cpu:.2f} s. The flooding client: {flooded['cpu']:.2f} s")
 
 
 def main() -> int:
@@ -203,6 +272,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=64)
     ap.add_argument("--calls-per-run", type=int, default=5)
     ap.add_argument("--flood", type=int, default=5000, help="calls of the flood at a spent limit")
+    ap.add_argument("--flood-big", type=int, default=300, help="calls of the 4 MiB flood at a spent limit")
+    ap.add_argument("--flood-run", type=int, default=2000, help="4 MiB calls of the one run flooded via the forwarder")
     ap.add_argument("--gateway-child", nargs=2, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.gateway_child:
@@ -245,16 +316,7 @@ def main() -> int:
             print(f"\nCPU per call, independent of load: gateway {(cpu1 - cpu0) / via_gateway * 1e3:.2f} ms "
                   f"(the stand-in itself: {(stand1 - stand0) / (via_gateway * 3 / 2) * 1e3:.2f} ms)")
             child.ask("close")
-            # a flood at a spent limit: the host's CPU per refused call against the flooding client's
-            spent = next(iter(child.ask("open-spent 1").values()))
-            cpu0 = child.ask("cpu")
-            flooded = asyncio.run(flood(spent, args.flood))
-            gateway_cpu = child.ask("cpu") - cpu0
-            child.ask("close")
-            print(f"\nflood of {args.flood} calls (32 at a time) at a spent model_calls limit: {flooded['refused']:.0f} "
-                  f"refused in {flooded['seconds']:.1f} s; gateway CPU {gateway_cpu / args.flood * 1e3:.2f} ms per call, "
-                  f"the flooding client's {flooded['cpu'] / args.flood * 1e3:.2f} ms (aiohttp): host/agent CPU ratio "
-                  f"{gateway_cpu / flooded['cpu']:.2f}")
+            _flood_report(child, args, [sys.executable, "-I", "-S", str(ROOT / "images/sandbox/forwarder.py")])
             (tmp / "standin.jsonl").write_text("")  # the concurrency check compares this part of the log only
             socks = child.ask(f"open {args.runs}")
             result = asyncio.run(concurrent(socks, args.calls_per_run))

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import ast
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from compliance.dataflow import Analysis, NodeCaches, SinkHit, TaskLayout, analyze_tree, witnessed_after_body
+from compliance.opaque import Opaque, find_opaque
 from compliance.records import AuditRecord, Evidence, EvidenceStep
 from compliance.traces import RULES, Rule
 from orchestrator.failures import DataError
@@ -76,7 +77,8 @@ def audit_tree(
     except Exception as exc:  # noqa: BLE001 - an analyser bug must neither pass a file nor stop the rest
         log.error("audit.internal_error", file=filename, error=repr(exc)[:500])
         return _error_records(filename, run_id, f"could not be analysed (internal error: {exc!r})"[:2000], 0, "")
-    records = [_record(rule, quick, witnessed, filename, run_id) for rule in RULES]
+    opaque = find_opaque(tree, source)
+    records = [_record(rule, quick, witnessed, filename, run_id, opaque) for rule in RULES]
     log.debug("audit.file", file=filename, verdicts={r.rule: r.verdict for r in records})
     return records
 
@@ -145,11 +147,13 @@ def _walk(folder: Path) -> Iterator[Path]:
 
 
 def _record(
-    rule: Rule, quick: Analysis, witnessed: Analysis | None, filename: str, run_id: str | None
+    rule: Rule, quick: Analysis, witnessed: Analysis | None, filename: str, run_id: str | None,
+    opaque: Sequence[Opaque] = (),
 ) -> AuditRecord:
     """The rule's record. The quick analysis decides; the witnessed one, when the rule has hits there too,
     gives the evidence (the two interpret the same code, and the quick one can only be as precise or more:
-    values that differ in their witness paths alone compare equal in it)."""
+    values that differ in their witness paths alone compare equal in it). Found nothing in code the trace
+    cannot see through (compliance/opaque.py): `unanalysable`, never `clear`."""
     analysis = quick
     hits = rule.select(quick)
     if hits and witnessed is not None:
@@ -181,9 +185,29 @@ def _record(
             evidence=[incomplete],
             notes=notes,
         )
+    if opaque:
+        return AuditRecord(
+            run_id=run_id,
+            file=filename,
+            rule=rule.name,
+            rule_version=rule.version,
+            verdict="unanalysable",
+            evidence=[unanalysable_evidence(opaque, filename)],
+            notes=notes,
+        )
     return AuditRecord(
         run_id=run_id, file=filename, rule=rule.name, rule_version=rule.version, verdict="clear", notes=notes
     )
+
+
+def unanalysable_evidence(opaque: Sequence[Opaque], filename: str) -> Evidence:
+    """Each construct the trace cannot see through, one step per construct (the first MAX_TRACES)."""
+    shown = opaque[:MAX_TRACES]
+    where = ", ".join(f"{o.construct} at line {o.line}" for o in shown[:3])
+    more = f" and {len(opaque) - 3} more" if len(opaque) > 3 else ""
+    steps = [EvidenceStep(file=filename, line=o.line, code=o.code, note=o.construct) for o in shown]
+    return Evidence(kind="unanalysable", summary=f"nothing found, but the data flow can pass where the trace cannot "
+                    f"see: {where}{more}", steps=steps)
 
 
 def _evidence(rule: Rule, hit: SinkHit, filename: str) -> Evidence:

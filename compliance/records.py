@@ -1,9 +1,12 @@
 """Audit records: what an audit concluded about one rule for one run or file, the evidence behind it, and
 a reviewer's override.
 
-Verdicts are `flagged`, `clear` or `error`. `error` means the audit could not decide (the file does not
-parse, is not text, or the analysis ran out of budget); it is never silently `clear`, and a run with an
-`error` record is not compliant until a reviewer overrides it.
+Verdicts are `flagged`, `clear`, `unanalysable` or `error`. `error` means the audit could not decide (the
+file does not parse, is not text, or the analysis ran out of budget); `unanalysable` means it found nothing
+but the code's data flow can pass through something the trace cannot see (dynamic code, a name computed at
+run time, an import it cannot follow: compliance/opaque.py), each construct with its line as evidence.
+Neither is ever silently `clear`: a run with such a record is not compliant until a reviewer overrides it
+(the exclusion rule of a study decides how its runs count: orchestrator/stats/exclusion.py).
 """
 
 from __future__ import annotations
@@ -14,9 +17,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Verdict = Literal["flagged", "clear", "error"]
+Verdict = Literal["flagged", "clear", "unanalysable", "error"]
 OverrideVerdict = Literal["flagged", "clear"]
-EvidenceKind = Literal["static_trace", "batch_check", "parse_error", "incomplete", "content"]
+EvidenceKind = Literal["static_trace", "batch_check", "parse_error", "incomplete", "content", "unanalysable"]
 
 
 class _Model(BaseModel):
@@ -102,8 +105,8 @@ class AuditRecord(_Model):
 def is_compliant(records: Iterable[AuditRecord], rules: Collection[str] | None = None) -> bool:
     """Whether a run passes: every record of the rules in `rules` clear after overrides. By default every
     rule decides except those that are reported only (`compliance.traces.REPORTED_ONLY`:
-    `eval_features_in_fit`, outside the default exclusion). A flagged or undecided (`error`) rule fails it; a
-    run with no deciding records at all has not been audited and does not pass either."""
+    `eval_features_in_fit`, outside the default exclusion). A flagged, undecided (`error`) or `unanalysable`
+    rule fails it; a run with no deciding records at all has not been audited and does not pass either."""
     if rules is None:
         from compliance.traces import REPORTED_ONLY
 

@@ -113,13 +113,14 @@ def _note(record: AuditRecord, note: str) -> AuditRecord:
 
 
 def _merge(first: list[AuditRecord], others: Iterable[Sequence[AuditRecord]]) -> list[AuditRecord]:
-    """Per rule: flagged when any is (their evidence together), else error when any is, else clear."""
+    """Per rule: flagged when any is (their evidence together), else error when any is, else unanalysable
+    when any is, else clear."""
     out = []
     extra = [r for rs in others for r in rs]
     for record in first:
         same = [r for r in extra if r.rule == record.rule]
         verdicts = [record.verdict, *(r.verdict for r in same)]
-        verdict = "flagged" if "flagged" in verdicts else "error" if "error" in verdicts else "clear"
+        verdict = next((v for v in ("flagged", "error", "unanalysable") if v in verdicts), "clear")
         evidence = [*record.evidence, *(e for r in same if r.verdict == verdict for e in r.evidence)]
         notes = list(dict.fromkeys([*record.notes, *(n for r in same for n in r.notes)]))
         out.append(record.model_copy(update={"verdict": verdict, "evidence": evidence[:MAX_TRACES], "notes": notes}))

@@ -23,12 +23,14 @@ from compliance.traces.eval_labels_in_fit import shortest_per_call, training_cal
 from compliance.values import Kind
 
 RULE = "eval_features_in_fit"
-RULE_VERSION = "2"
+RULE_VERSION = "3"
 #: what each version decided differently from the one before (shown in reports beside re-audited verdicts)
 CHANGES = {
     "1": "new (split from eval_labels_in_fit 1): the evaluation file's features reach a fit without its labels",
     "2": "the delivered repo, not one file: files holding the evaluation file's rows, found by content under any "
          "name, are the evaluation file; evaluation rows without labels inside the delivered code are flagged",
+    "3": "code whose data flow can pass where the trace cannot see (dynamic code, names computed at run "
+         "time, imports it cannot follow: compliance/opaque.py) is unanalysable, no longer clear",
 }
 TITLE = "the evaluation file's features reach a model fit (without its labels)"
 DEFAULT_EXCLUSION = False

@@ -31,7 +31,7 @@ from compliance.dataflow import Analysis, Role, SinkHit
 from compliance.values import Kind, Path, Step
 
 RULE = "frame_statistics"
-RULE_VERSION = "3"
+RULE_VERSION = "4"
 #: what each version decided differently from the one before (shown in reports beside re-audited verdicts)
 CHANGES = {
     "1": "a statistic computed over the scored batch reaching the model's input, by name and call",
@@ -40,6 +40,8 @@ CHANGES = {
          "reading the batch's label dropped",
     "3": "the delivered repo, not one file: a batch statistic in a module train.py imports is followed there; "
          "a second batch check that the scored code made fail turns a clear verdict into error",
+    "4": "code whose data flow can pass where the trace cannot see (dynamic code, names computed at run "
+         "time, imports it cannot follow: compliance/opaque.py) is unanalysable, no longer clear",
 }
 TITLE = "a statistic of the scored batch becomes a feature"
 DEFAULT_EXCLUSION = True

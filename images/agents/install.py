@@ -90,8 +90,11 @@ def _npm(m: dict, ctx: Path, dest: Path, env: dict) -> tuple[list[str], list[str
     node = str(node_root / "bin" / "node")
     shutil.copy(ctx / "npm" / "package.json", dest / "package.json")
     shutil.copy(ctx / "npm" / "package-lock.json", dest / "package-lock.json")
-    # `npm ci`: exactly the committed lock or an error, never a re-resolution (no network here either way)
-    cmd = [node, str(npm_root / "package" / "bin" / "npm-cli.js"), "ci", "--offline", "--omit=optional",
+    # `npm install` of the committed lock, offline: the staged cache holds only the locked tarballs, and the
+    # installed tree is checked against the lock's digest below. Not `npm ci`: npm leaves other platforms'
+    # optional packages out of a lock made here (opencode's darwin/windows binaries), and ci then refuses
+    # the lock as out of sync with package.json.
+    cmd = [node, str(npm_root / "package" / "bin" / "npm-cli.js"), "install", "--offline", "--omit=optional",
            "--cache", str(ctx / "npm"), "--no-audit", "--no-fund", "--no-update-notifier", "--loglevel=warn"]
     subprocess.run(cmd, cwd=dest, env={**env, "PATH": f"{node_root / 'bin'}:{env['PATH']}"}, check=True)
     installed = json.loads((dest / "node_modules" / ".package-lock.json").read_text())["packages"]

@@ -30,24 +30,34 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _serve(args: argparse.Namespace) -> int:
     import asyncio  # here, not at import: `sbx --help` must not load asyncio
 
+    from orchestrator.cli import STOP_SIGNALS
+    from orchestrator.failures import Interrupted
     from orchestrator.model import StandIn, load_scenario
 
     standin = StandIn(load_scenario(args.scenario), log_path=args.call_log, seed=args.seed,
                       event_delay_s=args.event_delay_ms / 1000)
 
-    async def main() -> None:
-        if args.socket:
-            where = str(await standin.start_unix(args.socket))
-        else:
-            where = await standin.start_tcp(args.host, args.port)
-        print(f"stand-in model {standin.scenario.name!r} serving on {where} (APIs under /v1)", flush=True)
+    async def main() -> int:
+        # the stop signals are taken by the loop itself (not sbx's handler, which raises wherever the main
+        # thread happens to be, and inside the loop's callbacks that can be swallowed): the first one stops
+        # serving, connections in flight are cut after a short grace
+        loop = asyncio.get_running_loop()
+        stop, received = asyncio.Event(), []
+        for sig in STOP_SIGNALS:
+            loop.add_signal_handler(sig, lambda s=sig: (received.append(int(s)), stop.set()))
         try:
-            await asyncio.Event().wait()
+            if args.socket:
+                where = str(await standin.start_unix(args.socket))
+            else:
+                where = await standin.start_tcp(args.host, args.port)
+            print(f"stand-in model {standin.scenario.name!r} serving on {where} (APIs under /v1)", flush=True)
+            await stop.wait()
         finally:
             await standin.stop()
+            for sig in STOP_SIGNALS:
+                loop.remove_signal_handler(sig)
+        return received[0]
 
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        print("stopped", file=sys.stderr)
-    return 0
+    signum = asyncio.run(main())
+    print("stopped", file=sys.stderr)
+    raise Interrupted(signum)  # exits 128 + the signal's number, as every sbx command does

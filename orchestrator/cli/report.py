@@ -31,8 +31,73 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compliance rules that exclude a run: nothing, one rule, or both (default: both)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed for every resample (default: 0)")
-    add_json(p, "the files written")
+    p.add_argument(
+        "--settings",
+        type=Path,
+        metavar="FILE",
+        help="YAML of what the runs do not say (factors, reference, baseline, budget_cpu_seconds, rate_card, "
+        "top_n; the study spec's `report:` block); the flags below override it",
+    )
+    p.add_argument(
+        "--reference",
+        action="append",
+        default=[],
+        metavar="FACTOR=LEVEL",
+        help="the level a factor is compared against, e.g. model=glm-5.3-flash (default: first in sorted order)",
+    )
+    p.add_argument(
+        "--baseline",
+        action="append",
+        default=[],
+        metavar="COLUMN=SCORE",
+        help="the starting code's score, e.g. holdout_score=0.7148 or later_score=0.7175",
+    )
+    p.add_argument("--budget", type=float, metavar="CPU_SECONDS", help="each run's CPU-second budget")
+    p.add_argument("--top-n", type=int, metavar="N", help="how many top scores to inspect for rule-breakers")
+    add_json(p, "the files written and every table's rows")
     p.set_defaults(handler=_run)
+
+
+def _pairs(values: list[str], flag: str) -> dict[str, str]:
+    out = {}
+    for text in values:
+        key, sep, value = text.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ConfigError(f"{flag} takes NAME=VALUE, got {text!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def report_settings(args: argparse.Namespace, stored: dict | None = None) -> object:
+    """The ReportSpec from the study spec's `report:` block (`stored`), replaced by --settings, then the
+    flags (flags win); validated once, errors naming the key."""
+    from pydantic import ValidationError
+
+    from orchestrator.specs.loading import load_yaml_model
+    from orchestrator.specs.study import ReportSpec
+
+    if args.settings:
+        base = load_yaml_model(args.settings, ReportSpec)
+    else:
+        try:
+            base = ReportSpec.model_validate(stored or {})
+        except ValidationError as e:
+            raise ConfigError(f"the study spec's report block: {e}") from None
+    data = base.model_dump()
+    data["reference"] = {**data["reference"], **_pairs(args.reference, "--reference")}
+    data["baseline"] = {**data["baseline"], **_pairs(args.baseline, "--baseline")}
+    for name in data["reference"]:
+        if name not in data["factors"]:
+            data["factors"] = [*data["factors"], name]
+    if args.budget is not None:
+        data["budget_cpu_seconds"] = args.budget
+    if args.top_n is not None:
+        data["top_n"] = args.top_n
+    try:
+        return ReportSpec.model_validate(data)
+    except ValidationError as e:
+        lines = [f"report settings: {'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors()]
+        raise ConfigError("\n".join(lines)) from None
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -49,14 +114,20 @@ def _run(args: argparse.Namespace) -> int:
         from orchestrator.study.export import runs_frame, study_id_of
 
         with open_ledger(args) as ledger:
-            runs = validate_runs(runs_frame(ledger, study_id_of(ledger, args.study)), source=f"study {args.study}")
+            study_id = study_id_of(ledger, args.study)
+            runs = validate_runs(runs_frame(ledger, study_id), source=f"study {args.study}")
             source = f"study {args.study} in {ledger.path}"
+            record = ledger.get_study(study_id)
+            settings = report_settings(args, (record.spec if record else {}).get("report"))
         name = args.study
         out = args.out or home(args).report_dir(args.study)
+        measured = True  # the ledger's spend is the gateway's
     else:
         runs = load_runs_csv(args.runs_csv)
+        settings = report_settings(args)
         name, source = args.runs_csv.name, str(args.runs_csv)
         out = args.out or Path(f"report-{args.runs_csv.stem}")
+        measured = False  # a CSV's spend came from elsewhere
     paths = build_report(
         runs,
         out,
@@ -64,9 +135,18 @@ def _run(args: argparse.Namespace) -> int:
         exclusion=args.exclusion,
         seed=args.seed,
         source=source,
+        settings=settings,  # type: ignore[arg-type]
+        costs_from_gateway=measured,
     )
     if args.json:
-        print_json({"html": str(paths.html), "files": [str(p) for p in paths.all()]})
+        import pandas as pd
+
+        # every table's rows too, so a script gets the figures without reading the CSV files
+        tables = {
+            name: pd.read_csv(path).astype(object).where(lambda f: f.notna(), None).to_dict(orient="records")
+            for name, path in paths.tables.items()
+        }
+        print_json({"html": str(paths.html), "files": [str(p) for p in paths.all()], "tables": tables})
     else:
         for path in paths.all():
             print(path)

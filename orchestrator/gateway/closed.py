@@ -92,7 +92,7 @@ class ClosedGateway:
 
     async def _handle(self, request: web.Request) -> web.Response:
         """The gateway's checks in its order (server.Gateway._refusal): the request's, then the spent limit
-        (which comes before the gateway's `unmetered` check, so that one never answers here)."""
+        (which comes before the gateway's body parse and metering rules, so those never answer here)."""
         self.calls += 1
         api = self.closed.api
         _, size = await read_bounded(request, MAX_REQUEST_BYTES)

@@ -31,14 +31,23 @@ class ModelLimits:
 
 @dataclass
 class Refusal:
-    reason: str        # "model_calls" | "model_tokens" | "model_cost_usd" | "in_flight" | "path" | "method" | "body"
+    #: "model_calls" | "model_tokens" | "model_cost_usd" | "usage_missing" (limits); "in_flight" (rate); "path" |
+    #: "method" | "body" | "body_json" | "body_ambiguous" | "unmetered" | "closing" (the request)
+    reason: str
     message: str
     status: int
     kind: str          # "limit" (spent), "rate" (flood) or "request" (never forwarded)
 
 
-def check(limits: ModelLimits, *, calls: int, in_flight: int, usage: Usage, cost: float) -> Refusal | None:
-    """The refusal for the next call, or None when it may go. `calls` counts calls already let through."""
+def check(limits: ModelLimits, *, calls: int, in_flight: int, usage: Usage, cost: float,
+          reserved_tokens: int = 0, reserved_cost: float = 0.0) -> Refusal | None:
+    """The refusal for the next call, or None when it may go. `calls` counts calls already let through;
+    `usage` and `cost` are what settled calls used, `reserved_*` the worst case of the calls still in flight.
+
+    A limit that settled calls spent is a spent balance (not retried). A limit that only the calls in flight
+    could spend is a rate limit (429, retry after 1 s): they may settle well under their worst case. So the
+    next call goes only while settled + reserved is under the limit, and however the calls interleave the
+    run ends under limit + the largest single reservation (plus what any call used past its reservation)."""
     if limits.calls is not None and calls >= limits.calls:
         return Refusal("model_calls", f"sbx: this run's model_calls limit ({limits.calls}) is spent", 0, "limit")
     if limits.tokens is not None and usage.tokens >= limits.tokens:
@@ -47,6 +56,14 @@ def check(limits: ModelLimits, *, calls: int, in_flight: int, usage: Usage, cost
     if limits.cost_usd is not None and cost >= limits.cost_usd:
         return Refusal("model_cost_usd", f"sbx: this run's model_cost_usd limit ({limits.cost_usd:g}) is spent "
                        f"({cost:.4f} used)", 0, "limit")
+    if limits.tokens is not None and usage.tokens + reserved_tokens >= limits.tokens:
+        return Refusal("in_flight", f"sbx: the model calls in flight could spend this run's model_tokens limit "
+                       f"({limits.tokens}: {usage.tokens} used, {reserved_tokens} reserved); retry when they end",
+                       429, "rate")
+    if limits.cost_usd is not None and cost + reserved_cost >= limits.cost_usd:
+        return Refusal("in_flight", f"sbx: the model calls in flight could spend this run's model_cost_usd limit "
+                       f"({limits.cost_usd:g}: {cost:.4f} used, {reserved_cost:.4f} reserved); retry when they end",
+                       429, "rate")
     if in_flight >= limits.in_flight:
         return Refusal("in_flight", f"sbx: more than {limits.in_flight} model calls at once", 429, "rate")
     return None

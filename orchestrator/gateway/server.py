@@ -9,10 +9,12 @@ unix socket.
     await gw.stop()
 
 The run is known from the socket a request arrived on, never from anything in the request. Each request is
-checked (method, path allowed for the endpoint's API, body size, the run's limits), then forwarded with the
-agent's body bytes unchanged and the real key injected; the upstream's bytes come back unchanged, streamed
-as they arrive. Every call is recorded in the run's transcript (see transcript.py) with usage parsed per API
-(usage.py) and its cost at the rate card in force on the run's date.
+checked (method, the request target exactly one of the API's, body size, the run's limits, one strict parse of
+the body and the metering rules: policy.py), its worst case reserved against the run's token and cost limits,
+then forwarded to exactly the target checked, with the agent's body bytes unchanged and the real key
+injected; the upstream's bytes come back unchanged, streamed as they arrive. Every call is recorded in the
+run's transcript (see transcript.py) with usage parsed per API (usage.py) and its cost at the rate card in
+force on the run's date.
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import datetime as dt
+import hashlib
 import inspect
-import json
 import os
 import re
 import shutil
@@ -34,17 +36,20 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 from pydantic import SecretStr
+from yarl import URL
 
 from orchestrator.failures import ConfigError
 from orchestrator.gateway import limits as limits_mod
+from orchestrator.gateway import policy
 from orchestrator.gateway.health import EndpointHealth, HealthBoard, parse_retry_after
 from orchestrator.gateway.limits import ModelLimits, Refusal
 from orchestrator.gateway.scrub import Scrubber
 from orchestrator.gateway.sse import SSEParser
-from orchestrator.gateway.transcript import EventsRecord, TranscriptWriter, body_record, headers_record
+from orchestrator.gateway.transcript import (
+    MAX_TRANSCRIPT_BYTES, EventsRecord, TranscriptWriter, body_record, headers_record)
 from orchestrator.gateway.usage import StreamUsage, Usage, from_body
 from orchestrator.log import get_logger
-from orchestrator.specs.endpoints import Endpoint, Price, RateCards, api_allows, cost_usd
+from orchestrator.specs.endpoints import Endpoint, Price, RateCards, cost_usd
 from orchestrator.specs.transcript import FORMAT_VERSION as VERSION
 
 log = get_logger(__name__)
@@ -57,12 +62,23 @@ HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy
                         "trailers", "transfer-encoding", "upgrade", "proxy-connection"})
 _DROP_UPSTREAM = HOP_BY_HOP | {"host", "content-length", "accept-encoding", "authorization", "x-api-key", "api-key",
                                "cookie", "x-goog-api-key"}
+#: headers some proxies and frameworks read as another method or path than the request line's: the upstream
+#: must get exactly the request that was checked
+_OVERRIDES = frozenset({"x-http-method-override", "x-http-method", "x-method-override", "x-original-url",
+                        "x-rewrite-url", "x-original-uri", "x-forwarded-host", "x-forwarded-prefix",
+                        "x-forwarded-path", "x-forwarded-uri", "forwarded", "x-forwarded-for", "x-real-ip"})
+_DROP_UPSTREAM = _DROP_UPSTREAM | _OVERRIDES
 _DROP_DOWNSTREAM = HOP_BY_HOP | {"content-length"}
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 SOCKET_NAME = "model.sock"
 MAX_EVENTS_PER_RUN = 100
+#: after this many refusals the run's socket is closed: what a flood of refused calls costs the host is bounded
+#: per run (a run refused this often has long stopped making progress through its model)
+MAX_REFUSALS_PER_RUN = 256
 #: transcript lines smaller than this are compressed on the event loop (a thread hop costs more)
 _INLINE_WRITE = 256 * 1024
+#: request bodies smaller than this are parsed on the event loop
+_INLINE_PARSE = 512 * 1024
 
 
 @dataclass
@@ -82,6 +98,16 @@ class RunTotals:
     unpriced: int = 0            # calls with usage but no price for the model on the run's date
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
+    #: the largest worst case reserved for one call: parallel calls end under limit + this (plus the next two)
+    max_reserved_tokens: int = 0
+    max_reserved_cost_usd: float = 0.0
+    #: what calls used past their own reservation (inputs the body does not carry), summed over calls
+    over_reservation_tokens: int = 0
+    over_reservation_cost_usd: float = 0.0
+    #: transcript lines dropped at the transcript's byte cap (0: every call is in the file)
+    transcript_dropped: int = 0
+    #: why the run's model access ended early ("usage_missing", "refusals"), else None
+    access_ended: str | None = None
     #: outcome of the last call to end: a run whose agent gave up on "provider_error"/"upstream_timeout" ended
     #: on the provider (the study's `infra`), not on its own doing
     last_outcome: str | None = None
@@ -110,6 +136,17 @@ class _Run:
     in_flight: int = 0
     events_sent: int = 0
     closing: bool = False
+    site: web.UnixSite | None = None
+    #: the upstream URL of each allowed target: exactly base_url + the target checked, never re-encoded
+    urls: dict[str, URL] = field(default_factory=dict)
+    #: worst cases of the calls in flight (policy.worst_case), released as each call settles
+    reserved_tokens: int = 0
+    reserved_cost: float = 0.0
+    refusals: int = 0
+    #: set once the run's model access has ended: every later call gets this refusal
+    ended: Refusal | None = None
+    #: the task closing the run's socket after its refusal cap (held so it is not collected mid-way)
+    closer: asyncio.Future[None] | None = None
     totals: RunTotals = None  # type: ignore[assignment]
     idle: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -130,6 +167,9 @@ class Gateway:
         max_response_bytes: int = 64 * 1024 * 1024,
         health_threshold: int = 3,
         socket_owner: int | None = None,
+        max_refusals: int = MAX_REFUSALS_PER_RUN,
+        max_transcript_bytes: int = MAX_TRANSCRIPT_BYTES,
+        output_cap: int = policy.DEFAULT_OUTPUT_CAP,
     ) -> None:
         self.endpoints = dict(endpoints)
         self.socket_root = socket_root
@@ -138,6 +178,9 @@ class Gateway:
         self.max_request_bytes = max_request_bytes
         self.max_response_bytes = max_response_bytes
         self.socket_owner = socket_owner
+        self.max_refusals = max_refusals
+        self.max_transcript_bytes = max_transcript_bytes
+        self.output_cap = output_cap
         self.healthboard = HealthBoard(threshold=health_threshold)
         self._runs: dict[str, _Run] = {}
         self._session: aiohttp.ClientSession | None = None
@@ -196,7 +239,9 @@ class Gateway:
         with contextlib.suppress(FileNotFoundError):
             sock.unlink()
         run = _Run(run_id=run_id, endpoint=ep, model=model, limits=limits, key=key, price=price, seed=seed,
-                   writer=TranscriptWriter(transcript_path), socket_path=sock, own_folder=socket_path is None)
+                   writer=TranscriptWriter(transcript_path, self.max_transcript_bytes), socket_path=sock,
+                   own_folder=socket_path is None,
+                   urls={t: URL(ep.base_url + t, encoded=True) for t in policy.TARGETS[ep.api]})
         run.totals = RunTotals(run_id, ep.name, model, transcript_path)
         run.idle.set()
         app = web.Application(client_max_size=self.max_request_bytes)
@@ -207,7 +252,8 @@ class Gateway:
         app.router.add_route("*", "/{tail:.*}", handle)
         runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=5)
         await runner.setup()
-        await web.UnixSite(runner, str(sock)).start()
+        run.site = web.UnixSite(runner, str(sock))
+        await run.site.start()
         if self.socket_owner is None:
             sock.chmod(0o666)
         else:  # only the forwarder's uid may connect: the agent cannot go around the forwarder's bounds
@@ -222,6 +268,8 @@ class Gateway:
         """Stop serving the run, let calls in flight finish (up to grace_s), close its transcript."""
         run = self._runs.pop(run_id)
         run.closing = True
+        if run.closer is not None:
+            await run.closer
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(run.idle.wait(), grace_s)
         if run.runner is not None:
@@ -253,26 +301,40 @@ class Gateway:
     async def _handle(self, run: _Run, request: web.Request) -> web.StreamResponse:
         t0 = time.perf_counter()
         api = run.endpoint.api
+        target = request.raw_path  # the request line's target, as sent: decided on and forwarded as is
         rec: dict[str, Any] = {
             "v": VERSION, "index": run.next_index, "api": api, "method": request.method[:16],
-            "path": request.path_qs[:2048], "started_at": time.time(), "ttfb_s": None, "total_s": None,
-            "request": {"headers": headers_record(request.headers)},
+            "path": (target if target.startswith("/") else request.path_qs)[:2048], "started_at": time.time(),
+            "ttfb_s": None, "total_s": None, "request": {"headers": headers_record(request.headers)},
             "response": {"status": None, "headers": {}, "body": None, "events": None},
             "stream": False, "usage": None, "cost_usd": None, "outcome": "ok", "error": None, "speaker": None,
         }
         run.next_index += 1
         run.in_flight += 1
         run.idle.clear()
+        reserved: tuple[int, float] | None = None
         try:
             raw, size = await read_bounded(request, self.max_request_bytes)
-            body_record(raw, rec["request"])
-            if size > len(raw):
-                rec["request"]["truncated"] = size
-            refusal = self._refusal(run, request, size) or unmetered(run.endpoint.api, raw)
+            refusal = self._refusal(run, request, target, size)  # cheap checks first: a flood pays no parse
+            body: dict[str, Any] | None = None
+            if refusal is None:
+                parsed = await self._parse(raw)
+                refusal = parsed if isinstance(parsed, Refusal) else policy.metering_refusal(api, parsed)
+                body = parsed if isinstance(parsed, dict) else None
+            if refusal is None:
+                # the limits again, and the reservation, with no await between them: calls in flight on the
+                # same loop see each other's reservations, however they interleave
+                refusal = self._refusal(run, request, target, size)
             if refusal is not None:
-                return await self._refuse(run, request, rec, refusal)
+                # a refused call keeps no body, only its size and hash: refusals cost the disk next to nothing
+                rec["request"]["truncated"] = size
+                digest = hashlib.sha256(raw).hexdigest()
+                return await self._refuse(run, request, rec, refusal, f"body {size} bytes, sha256 {digest}")
+            assert body is not None
+            reserved = self._reserve(run, policy.worst_case(api, target, body, size, self.output_cap))
+            body_record(raw, rec["request"])
             run.totals.forwarded += 1
-            return await self._forward(run, request, raw, rec, t0)
+            return await self._forward(run, request, run.urls[target], raw, rec, t0)
         except asyncio.CancelledError:  # close_run's grace ran out, or the gateway is stopping
             rec["outcome"], rec["error"] = "refused", "the run's socket was closed while the call was in flight"
             raise
@@ -283,33 +345,86 @@ class Gateway:
             raise
         finally:
             rec["total_s"] = time.perf_counter() - t0
-            await self._settle(run, rec)
+            await self._settle(run, rec, reserved, expects_usage=target not in policy.FREE_TARGETS)
             run.in_flight -= 1
             if run.in_flight == 0:
                 run.idle.set()
 
-    def _refusal(self, run: _Run, request: web.Request, size: int) -> Refusal | None:
+    def _refusal(self, run: _Run, request: web.Request, target: str, size: int) -> Refusal | None:
         if run.closing:
             return Refusal("closing", "sbx: this run's model socket is closing", 503, "request")
+        if run.ended is not None:
+            return run.ended
         refusal = request_refusal(run.endpoint.api, request, size, self.max_request_bytes)
         if refusal is not None:
             return refusal
         t = run.totals
         return limits_mod.check(run.limits, calls=t.forwarded, in_flight=run.in_flight - 1, usage=t.usage,
-                                cost=t.cost_usd)
+                                cost=t.cost_usd, reserved_tokens=run.reserved_tokens, reserved_cost=run.reserved_cost)
 
-    async def _refuse(self, run: _Run, request: web.Request, rec: dict[str, Any], refusal: Refusal) -> web.Response:
+    @staticmethod
+    async def _parse(raw: bytes) -> dict[str, Any] | Refusal:
+        """policy.parse_body; a big body off the loop, so that parsing megabytes of small objects does not stall
+        every other run's calls (the GIL is still shared, but the loop gets its turns)."""
+        if len(raw) < _INLINE_PARSE:
+            return policy.parse_body(raw)
+        return await asyncio.to_thread(policy.parse_body, raw)
+
+    def _reserve(self, run: _Run, worst: policy.WorstCase) -> tuple[int, float]:
+        """Hold the call's worst case against the run's limits until it settles."""
+        cost = 0.0
+        if run.price is not None:
+            p = run.price
+            in_price = max(p.input, p.cached_input or 0.0, p.cache_write or 0.0)
+            cost = (worst.input * in_price + worst.output * p.output) / 1_000_000
+        run.reserved_tokens += worst.tokens
+        run.reserved_cost += cost
+        t = run.totals
+        t.max_reserved_tokens = max(t.max_reserved_tokens, worst.tokens)
+        t.max_reserved_cost_usd = max(t.max_reserved_cost_usd, cost)
+        return worst.tokens, cost
+
+    async def _refuse(self, run: _Run, request: web.Request, rec: dict[str, Any], refusal: Refusal,
+                      body_note: str) -> web.Response:
         status, headers, body = limits_mod.error_response(run.endpoint.api, refusal)
-        rec["outcome"], rec["error"] = "refused", f"refused: {refusal.reason}: {refusal.message}"
+        rec["outcome"] = "refused"
+        rec["error"] = f"refused: {refusal.reason}: {refusal.message} ({body_note})"[:1000]
         rec["response"].update(status=status, headers=dict(headers), body=body.decode())
         self._emit(run, "model.refused", reason=refusal.reason, message=refusal.message, index=rec["index"],
                    status=status)
         response = web.Response(status=status, headers=headers, body=body)
-        if refusal.reason == "body":
-            response.force_close()  # the rest of the body is never read
+        run.refusals += 1
+        if refusal.reason == "body" or run.refusals >= self.max_refusals or run.ended is not None:
+            response.force_close()  # the rest of the body is never read / the socket is closing
+        if run.refusals == self.max_refusals:
+            self._end_access(run, "refusals", f"sbx: this run's model socket closed after {run.refusals} refused "
+                             "calls", close_socket=True)
         return response
 
-    async def _forward(self, run: _Run, request: web.Request, raw: bytes, rec: dict[str, Any], t0: float) -> web.StreamResponse:
+    def _end_access(self, run: _Run, reason: str, message: str, *, close_socket: bool = False,
+                    **fields: Any) -> None:
+        """From now on every call of the run is refused with `message`; with close_socket the run's socket stops
+        accepting and is removed, and its idle connections close (the forwarder answers 502 from then on)."""
+        if run.ended is None:
+            run.ended = Refusal(reason, message, 0, "limit")
+            run.totals.access_ended = reason
+            self._emit(run, "model.access_ended", once=True, reason=reason, message=message, **fields)
+            log.warning("gateway.access_ended", run_id=run.run_id, reason=reason)
+        if close_socket and run.site is not None:
+            site, run.site = run.site, None
+            run.closer = asyncio.ensure_future(self._close_socket(run, site))
+
+    async def _close_socket(self, run: _Run, site: web.UnixSite) -> None:
+        """Stop accepting connections. Calls in flight finish (cutting them mid-body leaves the forwarder's
+        client waiting); every answer from now on closes its connection, so an open connection carries at
+        most one more (refused) call."""
+        with contextlib.suppress(Exception):
+            await site.stop()
+            with contextlib.suppress(FileNotFoundError):
+                run.socket_path.unlink()
+
+    async def _forward(self, run: _Run, request: web.Request, url: URL, raw: bytes, rec: dict[str, Any],
+                       t0: float) -> web.StreamResponse:
         assert self._session is not None
         ep = run.endpoint
         secret = run.key.get_secret_value() if run.key else None
@@ -317,7 +432,7 @@ class Gateway:
         timeout = aiohttp.ClientTimeout(total=None, sock_connect=ep.connect_timeout_s, sock_read=ep.idle_timeout_s)
         response: web.StreamResponse | None = None
         try:
-            async with self._session.post(ep.base_url + request.path_qs, data=raw, timeout=timeout,
+            async with self._session.post(url, data=raw, timeout=timeout,
                                           headers=self._upstream_headers(run, request), allow_redirects=False) as up:
                 rec["response"]["status"] = up.status
                 rec["response"]["headers"] = headers_record(up.headers)
@@ -444,7 +559,8 @@ class Gateway:
                 headers["x-sbx-seed"] = str(run.seed)
         return headers
 
-    async def _settle(self, run: _Run, rec: dict[str, Any]) -> None:
+    async def _settle(self, run: _Run, rec: dict[str, Any], reserved: tuple[int, float] | None, *,
+                      expects_usage: bool) -> None:
         t = run.totals
         t.calls += 1
         outcome = rec["outcome"]
@@ -452,17 +568,28 @@ class Gateway:
                    "client_error": "client_errors", "upstream_timeout": "upstream_timeouts"}[outcome]
         setattr(t, counter, getattr(t, counter) + 1)
         t.last_outcome = outcome
-        if rec["usage"] is not None:
-            usage = Usage(**rec["usage"])
+        usage = Usage(**rec["usage"]) if rec["usage"] is not None else None
+        cost = cost_usd(run.price, usage)
+        if usage is not None:
             t.usage = t.usage + usage
-            cost = cost_usd(run.price, usage)
             rec["cost_usd"] = cost
             if cost is None:
                 t.unpriced += 1
             else:
                 t.cost_usd += cost
-        elif outcome != "refused" and (rec["response"]["status"] or 0) < 300 and rec["response"]["status"]:
+        elif expects_usage and outcome != "refused" and 0 < (rec["response"]["status"] or 0) < 300:
             t.usage_missing += 1
+            if outcome == "ok":
+                # an answered call with no usage is a mode the gateway cannot meter: it happens once per run
+                self._end_access(run, "usage_missing", "sbx: a model call of this run came back without usage, "
+                                 "so no limit could count it; this run's model access has ended",
+                                 index=rec["index"])
+        if reserved is not None:
+            run.reserved_tokens -= reserved[0]
+            run.reserved_cost -= reserved[1]
+            if usage is not None:
+                t.over_reservation_tokens += max(0, usage.tokens - reserved[0])
+                t.over_reservation_cost_usd += max(0.0, (cost or 0.0) - reserved[1])
         secret = run.key.get_secret_value() if run.key else None
         try:
             big = len(rec["request"].get("body") or "") + (rec["response"].get("body") and len(rec["response"]["body"]) or 0)
@@ -470,14 +597,21 @@ class Gateway:
                 await asyncio.to_thread(run.writer.write, rec, secret)  # compressing megabytes: off the loop
             else:
                 run.writer.write(rec, secret)  # cheaper than a thread hop
+            if run.writer.dropped and not t.transcript_dropped:
+                self._emit(run, "model.transcript_capped", once=True, index=rec["index"], max_bytes=run.writer.max_bytes,
+                           lines=run.writer.lines)
+            t.transcript_dropped = run.writer.dropped
         except (OSError, ValueError) as exc:  # a full disk must not take the gateway down
             log.error("gateway.transcript_write_failed", run_id=run.run_id, error=str(exc)[:200])
 
-    def _emit(self, run: _Run, kind: str, **fields: Any) -> None:
+    def _emit(self, run: _Run, kind: str, *, once: bool = False, **fields: Any) -> None:
+        """Send an event; per-call events stop at MAX_EVENTS_PER_RUN, `once` events (at most one of a kind per
+        run) always go."""
         if self.on_event is None:
             return
-        run.events_sent += 1
-        if run.events_sent > MAX_EVENTS_PER_RUN:
+        if not once:
+            run.events_sent += 1
+        if not once and run.events_sent > MAX_EVENTS_PER_RUN:
             if run.events_sent == MAX_EVENTS_PER_RUN + 1:
                 kind, fields = "model.events_capped", {"after": MAX_EVENTS_PER_RUN}
             else:
@@ -492,42 +626,16 @@ class Gateway:
 
 def request_refusal(api: str, request: web.Request, size: int, max_request_bytes: int) -> Refusal | None:
     """The refusal of a call that is never forwarded whatever the run's limits: a method other than POST, a
-    path outside the API (the key is never used on other paths), a body over the size limit."""
+    request target that is not exactly one of the API's (policy.target_refusal: the key is never used on
+    other paths), a body over the size limit."""
     if request.method != "POST":
         return Refusal("method", f"sbx: method {request.method[:16]} is not allowed", 405, "request")
-    if not api_allows(api, request.path):
-        return Refusal("path", f"sbx: path {request.path[:200]} is not a {api} endpoint", 404, "request")
+    refusal = policy.target_refusal(api, request.raw_path)
+    if refusal is not None:
+        return refusal
     if size > max_request_bytes:
         return Refusal("body", f"sbx: request body over {max_request_bytes} bytes", 413, "request")
     return None
-
-
-def unmetered(api: str, raw: bytes) -> Refusal | None:
-    """Calls whose usage the gateway would not see are refused (the bytes are never rewritten): a streamed
-    Chat Completions call that does not ask for usage, and a Responses call run in the background (its
-    result and usage arrive on later GETs, which are never forwarded)."""
-    if api == "openai-responses" and b'"background"' in raw:
-        try:
-            body = json.loads(raw)
-        except ValueError:
-            return None
-        if isinstance(body, dict) and body.get("background") is True:
-            return Refusal("unmetered", "sbx: background responses are not allowed (every model call is metered)",
-                           400, "request")
-        return None
-    if api != "openai-chat" or b'"stream"' not in raw:
-        return None
-    try:
-        body = json.loads(raw)
-    except ValueError:
-        return None  # the upstream answers malformed JSON itself
-    if not isinstance(body, dict) or body.get("stream") is not True:
-        return None
-    options = body.get("stream_options")
-    if isinstance(options, dict) and options.get("include_usage") is True:
-        return None
-    return Refusal("unmetered", "sbx: a streamed chat completion must set stream_options.include_usage: true "
-                   "(every model call is metered)", 400, "request")
 
 
 def _usage_dict(usage: Usage | None) -> dict[str, int] | None:

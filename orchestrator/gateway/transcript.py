@@ -17,8 +17,11 @@ Each line (format version 1; the divergence reader codes against exactly these f
 Lines are written when a call ends, so they may be out of `index` order; sort by `index` to read them in
 order. Bounds: a body is recorded up to MAX_BODY_BYTES, the events of one stream up to MAX_EVENTS and
 MAX_EVENTS_BYTES in all. What was cut is marked with `"truncated": <original size in bytes>` inside
-`request` or `response` (and `"events_dropped": N` for events past the cap). Each line is flushed with a
-zlib sync flush, so a crash loses at most the call being written.
+`request` or `response` (and `"events_dropped": N` for events past the cap). A refused call keeps no body
+(the gateway records its size as `truncated` and its sha256 in `error`). A run's file stops growing at
+MAX_TRANSCRIPT_BYTES on disk: the first line that would cross it and every later one are dropped and counted
+(`TranscriptWriter.dropped`; the gateway reports it as an event). Each line is flushed with a zlib sync flush,
+so a crash loses at most the call being written.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 MAX_EVENTS = 50_000
 MAX_EVENTS_BYTES = 8 * 1024 * 1024
 MAX_HEADER_VALUE = 8 * 1024
+#: a run's transcript on disk (compressed); the host's disk cost of one run, stored twice (run folder, artifacts)
+MAX_TRANSCRIPT_BYTES = 256 * 1024 * 1024
 
 
 def headers_record(headers: Any) -> dict[str, str]:
@@ -90,31 +95,51 @@ class EventsRecord:
 
 
 class TranscriptWriter:
-    """Append-only gzip JSONL writer; thread-safe (the gateway writes from a worker thread)."""
+    """Append-only gzip JSONL writer, at most `max_bytes` on disk; thread-safe (the gateway writes from a worker
+    thread)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, max_bytes: int = MAX_TRANSCRIPT_BYTES) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.max_bytes = max_bytes
+        self._raw = path.open("ab")
         # level 3: about half the CPU of the default 9 for a few percent more bytes (agent prompts repeat a lot)
-        self._file = gzip.open(path, "ab", compresslevel=3)
+        self._file = gzip.GzipFile(fileobj=self._raw, mode="ab", compresslevel=3)
         self._lock = threading.Lock()
         self.lines = 0
+        #: lines not written because the file reached max_bytes (0 while under it)
+        self.dropped = 0
 
-    def write(self, record: dict[str, Any], secret: str | None = None) -> None:
-        """Append one call. Any occurrence of `secret` (the real key, should an upstream echo it) is
-        replaced by "<redacted>" before anything reaches the file."""
+    @property
+    def full(self) -> bool:
+        return self.dropped > 0
+
+    def write(self, record: dict[str, Any], secret: str | None = None) -> bool:
+        """Append one call; False when it was dropped at the byte cap. Any occurrence of `secret` (the real
+        key, should an upstream echo it) is replaced by "<redacted>" before anything reaches the file."""
+        if self.dropped:
+            with self._lock:
+                self.dropped += 1
+            return False
         text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
         if secret:
             text = text.replace(secret, REDACTED)
         line = text.encode() + b"\n"
         with self._lock:
+            # deflate never grows data by more than ~0.1% plus a few bytes per block: the line's own length
+            # (and a margin) bounds what it adds on disk, so the file never passes max_bytes
+            if self.dropped or self._raw.tell() + len(line) + len(line) // 512 + 64 > self.max_bytes:
+                self.dropped += 1
+                return False
             self._file.write(line)
             self._file.flush(zlib.Z_SYNC_FLUSH)
             self.lines += 1
+        return True
 
     def close(self) -> None:
         with self._lock:
             self._file.close()
+            self._raw.close()
 
 
 def read_transcript(path: Path) -> list[dict[str, Any]]:

@@ -310,6 +310,27 @@ ALTER TABLE scores ADD COLUMN fresh_check TEXT;
 UPDATE scores SET eval_score_reported = eval_score, eval_score = NULL;
 """
 
+# Migration 9 (issue 20): the audit's `unanalysable` verdict (compliance/opaque.py: nothing found, but the
+# data flow can pass where the trace cannot see). SQLite cannot change a CHECK: the table is rebuilt.
+_AUDITS_V3 = """
+CREATE TABLE audits_v3 (
+    id             INTEGER PRIMARY KEY,
+    run_id         TEXT NOT NULL REFERENCES runs(run_id),
+    rule           TEXT NOT NULL,
+    rule_version   TEXT NOT NULL,
+    verdict        TEXT NOT NULL CHECK (verdict IN ('flagged', 'clear', 'unanalysable', 'error')),
+    evidence_json  TEXT NOT NULL,
+    notes_json     TEXT NOT NULL DEFAULT '[]',
+    file           TEXT,
+    created_at     REAL NOT NULL
+) STRICT;
+INSERT INTO audits_v3 SELECT id, run_id, rule, rule_version, verdict, evidence_json, notes_json, file, created_at
+    FROM audits;
+DROP TABLE audits;
+ALTER TABLE audits_v3 RENAME TO audits;
+CREATE INDEX audits_run_rule ON audits (run_id, rule);
+"""
+
 
 #: the schema, oldest first; append to extend (see the module docstring)
 MIGRATIONS: tuple[Migration, ...] = (
@@ -321,4 +342,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("diverge", _DIVERGE),  # divergence definitions (versioned) and analyses
     Migration("outcomes", outcomes.SCHEMA),  # pass/fail outcomes of tests tasks: per run, per grading, per test
     Migration("scoring_integrity", _SCORING_INTEGRITY),  # sbx-computed eval score, CPU limit, withheld files
+    Migration("audits_unanalysable", _AUDITS_V3),  # the audit's `unanalysable` verdict
 )

@@ -71,6 +71,9 @@ class StandIn:
         self.event_delay_s = event_delay_s
         self.faults: deque[Fault] = deque()
         self.calls = 0
+        #: every request that reached the stand-in, any path (hostile tests: what the gateway let through).
+        #: In memory only; a credential is kept as the sha256 of its header value, never the value.
+        self.requests: list[dict[str, Any]] = []
         self._log_path = log_path
         self._log: TextIO | None = None
         self._lock = threading.Lock()
@@ -79,7 +82,7 @@ class StandIn:
     # --- serving --------------------------------------------------------------------------------------
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_BODY)
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[self._seen])
         for prefix in ("/v1", ""):
             for route, api in _ROUTES.items():
                 app.router.add_post(prefix + route, self._model_call(api))
@@ -104,7 +107,8 @@ class StandIn:
         if self._log_path is not None and self._log is None:
             self._log_path.parent.mkdir(parents=True, exist_ok=True)
             self._log = self._log_path.open("a", buffering=1)
-        self._runner = web.AppRunner(self.app(), access_log=None)
+        # a short grace on stop: a test's or a demo's streams are not worth waiting a minute for (aiohttp's default)
+        self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=1)
         await self._runner.setup()
         return self._runner
 
@@ -117,6 +121,13 @@ class StandIn:
             self._log = None
 
     # --- handlers -------------------------------------------------------------------------------------
+
+    @web.middleware
+    async def _seen(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        creds = {k: hashlib.sha256(v.encode()).hexdigest() for k, v in request.headers.items()
+                 if k.lower() in ("authorization", "x-api-key")}
+        self.requests.append({"method": request.method, "target": request.raw_path, "credentials": creds})
+        return await handler(request)
 
     def _model_call(self, api: Api):
         async def handler(request: web.Request) -> web.StreamResponse:

@@ -8,19 +8,20 @@ from pathlib import Path
 import pandas as pd
 
 from orchestrator.report import binary_tables as bt
-from orchestrator.report import figures, tables, task_grid
-from orchestrator.report.placement import PLACEMENT_COLUMNS, placement_table, verdicts
+from orchestrator.report import cost_tables, effects, figures, keep_tables, tables, task_grid
+from orchestrator.report.placement import (
+    PLACEMENT_COLUMNS,
+    drift_table,
+    placement_table,
+    pooled_node_table,
+    verdicts,
+)
 from orchestrator.report.prepare import Prepared, prepare
 from orchestrator.report.render import FigureSpec, ReportPaths, Section, TableSpec, write_report
 from orchestrator.report.runs_table import present, validate_runs
+from orchestrator.report.sections import _baseline, _cost, _factors, _later, _needs
+from orchestrator.specs.study import ReportSpec
 from orchestrator.stats import DEFAULT_KS, MIN_TASKS_FOR_RANGE, Exclusion
-
-
-def _needs(prep: Prepared, *columns: str) -> str:
-    missing = [
-        c if c != "score" else "holdout_score or eval_score" for c in columns if not present(prep.runs, c)
-    ]
-    return f"needs column {', '.join(missing)} with values" if missing else ""
 
 
 def _scores(prep: Prepared) -> Section:
@@ -42,6 +43,8 @@ def _scores(prep: Prepared) -> Section:
         )
     )
     s.tables.append(TableSpec("pairings", "Per pairing", tables.pairing_table(prep)))
+    s.tables.append(TableSpec("run_gaps", "How far apart two runs of one pairing land (every pair of distinct "
+                              "runs)", tables.run_gaps_table(prep)))
     return s
 
 
@@ -56,6 +59,21 @@ def _compliance(prep: Prepared) -> Section:
             "No verdict columns (eval_labels_in_fit, frame_statistics): every run counts as compliant."
         )
     s.tables.append(TableSpec("compliance", "Compliance counts per pairing", tables.compliance_table(prep)))
+    s.notes.append(
+        "compliant counts runs that passed the applied rules and were scored, the same count as the "
+        "pairings table; unscorable counts runs that passed the rules but whose code could not be scored "
+        "(failed attempts). A verdict other than flagged or clear (unanalysable) is counted in _other and "
+        "makes the run unknown, never compliant."
+    )
+    s.tables.append(TableSpec("yield", "Compliance yield: compliant and scored runs per counted run, with "
+                              "95% Wilson intervals", effects.yield_table(prep)))
+    tests = effects.yield_tests_table(prep)
+    if len(tests):
+        s.tables.append(TableSpec("yield_tests", "Does the yield differ from the reference level? "
+                                  "Fisher's exact test", tests))
+    if prep.score_column:
+        s.tables.append(TableSpec("top_runs", f"Rule-breakers among the {prep.settings.top_n} highest scores",
+                                  effects.top_runs_table(prep)))
     versions = tables.rule_versions_table(prep)
     if len(versions):
         s.tables.append(TableSpec("rule_versions", "Which rule version each verdict came from", versions))
@@ -87,6 +105,9 @@ def _sensitivity(prep: Prepared) -> Section:
             "The same pairings under each exclusion rule; the tails (5th percentile, best) move the most."
         )
         s.tables.append(
+            TableSpec("exclusion_summary", "Per exclusion rule, over all pairings", keep_tables.exclusion_summary_table(prep))
+        )
+        s.tables.append(
             TableSpec(
                 "exclusion_sensitivity",
                 "Per exclusion rule and pairing",
@@ -105,7 +126,9 @@ def _contrasts(prep: Prepared) -> Section:
         s.skipped = "needs at least two pairings"
         return s
     s.intro = (
-        "runs_per_arm = 16 sd^2 / gap^2 (80% power at 5%, two-sided). p_weaker_ahead_rN: how often "
+        "runs_per_arm = 16 sd^2 / gap^2 (80% power at 5%, two-sided), rounded up, with sd the pair's pooled "
+        "SD (sbx's convention); runs_per_arm_at_median_sd uses the median pairing SD for every contrast (the "
+        "convention of the reference study), unrounded. p_weaker_ahead_rN: how often "
         "comparing averages of N runs drawn from each pairing's runs puts the weaker one ahead "
         "(ties count half; exact over all draws with replacement where feasible, else simulated)."
     )
@@ -128,9 +151,12 @@ def _best_of_k(prep: Prepared) -> Section:
         f"Of k attempts drawn from a pairing's runs, keep the compliant one with the best {ranked}; "
         "its value "
         f"is its {prep.score_column}. Exact over draws with replacement. "
-        "p_any_compliant = 1 - P(no artifact); "
-        "kept percentiles are given one is kept; gain = mean kept minus mean of one compliant attempt, "
-        "with a 95% interval from 2,000 outer bootstrap resamples of the runs. The oracle picks on "
+        "p_any_compliant = 1 - P(no artifact), with p_any_low the lower end of its 95% interval from the "
+        "outer bootstrap (the 'at least') and, at k = 1, the Wilson interval of the compliant share; "
+        "kept percentiles are given one is kept; gain_median = median kept minus the median at k = 1 "
+        "(the estimand beside the median columns), gain_mean the same for the mean, each with a 95% "
+        "interval from 2,000 outer bootstrap resamples of each pairing's runs. The pooled table weighs "
+        "the pairings equally (all pairings, then each level of each factor). The oracle picks on "
         f"{prep.score_column} itself. Attempts without a score count as attempts that delivered nothing."
     )
     if ranked == prep.score_column:
@@ -138,7 +164,7 @@ def _best_of_k(prep: Prepared) -> Section:
             "No separate eval_score: attempts are chosen and valued on the same score, so the "
             "policy equals the oracle and the gain is optimistic."
         )
-    frame = tables.best_of_k_frame(prep, ks=DEFAULT_KS)
+    frame = keep_tables.best_of_k_frame(prep, ks=DEFAULT_KS)
     s.figures.append(
         FigureSpec(
             "best_of_k",
@@ -147,7 +173,13 @@ def _best_of_k(prep: Prepared) -> Section:
             "best-of-k kept values by k",
         )
     )
-    s.tables.append(TableSpec("best_of_k", "Best compliant of k", frame))
+    s.tables.insert(0, TableSpec("best_of_k_pooled", "Best compliant of k, pairings weighted equally",
+                                 keep_tables.pooled_best_of_k_frame(prep, ks=DEFAULT_KS)))
+    s.tables.append(TableSpec("best_of_k", "Best compliant of k, per pairing", frame))
+    selection = effects.selection_table(prep)
+    if len(selection):
+        s.tables.append(TableSpec("selection", "Selection quality: eval against holdout ranks within pairings, "
+                                  "and the oracle's regret (oracle mean kept minus the policy's)", selection))
     return s
 
 
@@ -238,8 +270,11 @@ def _interaction(prep: Prepared) -> Section:
         return s
     contrasts, wald = tables.interaction_table(prep)
     s.intro = (
-        "Difference in differences against the first agent and model: does switching model help one agent "
-        "more than the reference agent? Normal SE, Holm-adjusted p, bootstrap interval, joint Wald test."
+        f"Difference in differences, every pair of agents (agent's change minus against's change) when "
+        f"the model moves from the reference model {prep.levels('model')[0]!r} (named with --reference "
+        "model=LEVEL, else the first in sorted order, never the row order). Normal SE, one Holm family "
+        "over every contrast shown, pointwise bootstrap interval (runs resampled within cells), joint Wald "
+        "test of no interaction."
     )
     s.tables += [
         TableSpec("interaction", "Contrasts", contrasts),
@@ -259,6 +294,13 @@ def _budget(prep: Prepared) -> Section:
         s.tables.append(
             TableSpec("budget_correlation", "Rank correlation", tables.budget_correlation_table(prep))
         )
+        s.tables.insert(0, TableSpec(
+            "budget_pooled", "Rank correlation within pairings, pooled, with a 95% bootstrap interval "
+            "(2,000 resamples of runs within pairings) and a permutation p (scores shuffled within pairings)",
+            tables.budget_pooled_table(prep)))
+        if not tables.budget_use(prep).notna().any():
+            s.notes.append("No budget (budget_cpu_seconds column, or --budget): the subsets by share of the "
+                           "budget are not given.")
     return s
 
 
@@ -282,6 +324,15 @@ def _placement(prep: Prepared) -> Section:
     )
     s.tables.append(TableSpec("placement", "Node, slot, run order and start time against the spread", frame))
     s.notes += verdicts(frame)
+    if value != "outcome":
+        pooled = pooled_node_table(prep)
+        if len(pooled):
+            s.tables.append(TableSpec("placement_pooled", "Node and slot pooled over pairings (scores centred "
+                                      "within pairing and task; permutation p from 10,000 shuffles)", pooled))
+        drift = drift_table(prep)
+        if len(drift):
+            s.tables.append(TableSpec("drift", "First half of each arm's runs (in the order they started) "
+                                      "against the second half, compliant scores", drift))
     return s
 
 
@@ -314,18 +365,12 @@ def _simple(
     return build
 
 
+#: sections in the order of the reader's questions: how noisy is one run; can the pairings be told apart,
+#: and with how many runs; which factors matter; how often are rules broken and by whom; what does keeping
+#: the best compliant of k buy; does it hold on later data; what does it cost; then the checks behind them
 _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
     _scores,
-    _compliance,
-    _sensitivity,
-    _contrasts,
-    _best_of_k,
-    _pass_fail,
-    _tasks,
-    _paired,
-    _interaction,
-    _budget,
-    _placement,
+    _baseline,
     _simple(
         "noise",
         "Scoring noise",
@@ -334,34 +379,17 @@ _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
         "scoring_noise",
         tables.scoring_noise_table,
     ),
-    _simple(
-        "later",
-        "Later-period re-score",
-        ("later_score", "score"),
-        "The same compliant artifacts scored on later-period data.",
-        "later",
-        tables.later_table,
-    ),
-    _simple(
-        "judge",
-        "Judge agreement",
-        ("judge_outcome", "outcome"),
-        "Cohen's kappa of the judge's pass/fail against the tests' outcome.",
-        "judge_kappa",
-        bt.kappa_table,
-    ),
-    _simple(
-        "cost",
-        "Cost",
-        ("cost_usd", "input_tokens", "cpu_seconds_metered"),
-        "Spend measured by the model gateway at the rate card in force on each run's date, tokens (cached "
-        "share = cached input / input), CPU-seconds. Cost per scored run and per compliant run divide the "
-        "whole spend (failed and flagged attempts were paid for too) by the runs scored, and by those scored "
-        "and compliant; cost_per_pass_usd likewise.",
-        "cost",
-        tables.cost_table,
-        any_of=True,
-    ),
+    _pass_fail,
+    _tasks,
+    _contrasts,
+    _paired,
+    _factors,
+    _interaction,
+    _compliance,
+    _sensitivity,
+    _best_of_k,
+    _later,
+    _cost,
     _simple(
         "self_report",
         "Agents' own usage reports against the gateway's",
@@ -369,7 +397,17 @@ _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
         "What each agent CLI reported of its own usage, against what the gateway measured of the same calls "
         "(summed over runs with both; gap = (reported - gateway) / gateway). sbx counts the gateway's.",
         "self_report_gap",
-        tables.self_report_gap_table,
+        cost_tables.self_report_gap_table,
+    ),
+    _budget,
+    _placement,
+    _simple(
+        "judge",
+        "Judge agreement",
+        ("judge_outcome", "outcome"),
+        "Cohen's kappa of the judge's pass/fail against the tests' outcome.",
+        "judge_kappa",
+        bt.kappa_table,
     ),
 )
 
@@ -382,16 +420,21 @@ def build_report(
     exclusion: str | Exclusion = Exclusion.BOTH,
     seed: int,
     source: str = "runs table",
+    settings: ReportSpec | None = None,
+    costs_from_gateway: bool = False,
 ) -> ReportPaths:
     """Write the report for a runs table: report.html (self-contained), summary.md, tables/, figures/.
 
     `runs` follows orchestrator.report.runs_table.SCHEMA (it is validated here). `exclusion` says which
-    compliance rules exclude a run; `seed` fixes every resample, so the same input gives the same report.
+    compliance rules exclude a run; `seed` fixes every resample, so the same input gives the same report
+    whatever the order of its rows. `settings` names the factors, reference levels, baselines, budget and
+    rate card; `costs_from_gateway` says the spend was measured by sbx's gateway (a ledger's runs), not
+    imported.
     """
     rule = Exclusion.parse(exclusion)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
-    prep = prepare(validate_runs(runs, source=source), rule, seed)
+    prep = prepare(validate_runs(runs, source=source), rule, seed, settings, costs_from_gateway=costs_from_gateway)
     sections = []
     for make in _SECTIONS:
         try:

@@ -80,6 +80,9 @@ def strip_plot(prep: Prepared) -> bytes:
                 linewidth=2,
                 label="compliant mean" if y == 0 else None,
             )
+    base = prep.baseline()
+    if base is not None:  # the starting code: what every run is meant to beat
+        ax.axvline(base, color="#555555", linestyle=":", linewidth=1.2, label="starting code")
     ax.set_yticks(range(len(order)), labels=order)
     ax.set_ylim(-0.6, len(order) - 0.4)
     ax.set_xlabel(prep.score_column or "score")

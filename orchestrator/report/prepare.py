@@ -9,7 +9,12 @@ import numpy as np
 import pandas as pd
 
 from orchestrator.report.runs_table import present
+from orchestrator.specs.study import ReportSpec
 from orchestrator.stats import Exclusion, compliant
+
+#: the canonical row order: every table, reference level and resample is built over rows in this order,
+#: so the report does not depend on the order of the input's rows
+CANONICAL_ORDER = ("pairing", "task", "repeat")
 
 
 @dataclass(frozen=True)
@@ -23,6 +28,9 @@ class Prepared:
     pairings: list[str]
     has_verdicts: bool
     seed: int
+    settings: ReportSpec = ReportSpec()
+    #: spend measured by sbx's gateway (a ledger's runs), not imported with the table
+    costs_from_gateway: bool = False
 
     def seed_for(self, *keys: object) -> int:
         """A seed for one statistic, derived from the report seed and stable names (same run, same draws)."""
@@ -32,8 +40,29 @@ class Prepared:
     def of(self, pairing: str) -> pd.DataFrame:
         return self.runs[self.runs["pairing"] == pairing]
 
+    def levels(self, factor: str) -> list[str]:
+        """A factor's levels: the named reference level first, then the rest sorted (never row order)."""
+        found = sorted({str(v) for v in self.runs[factor].dropna()})
+        ref = self.settings.reference.get(factor)
+        if ref is None:
+            return found
+        if ref not in found:
+            raise ValueError(f"reference level {ref!r} of {factor} is not among its levels: {', '.join(found)}")
+        return [ref] + [v for v in found if v != ref]
 
-def prepare(runs: pd.DataFrame, exclusion: Exclusion, seed: int) -> Prepared:
+    def baseline(self, column: str | None = None) -> float | None:
+        """The starting code's score on `column` (default: the reported score), if given."""
+        return self.settings.baseline.get(column or self.score_column or "")  # type: ignore[call-overload]
+
+
+def prepare(
+    runs: pd.DataFrame,
+    exclusion: Exclusion,
+    seed: int,
+    settings: ReportSpec | None = None,
+    *,
+    costs_from_gateway: bool = False,
+) -> Prepared:
     """Drop attempts that do not count, pick the reported score and mark compliance under `exclusion`.
 
     The reported score is `holdout_score` when the table has one, else `eval_score`. Without verdict
@@ -43,7 +72,11 @@ def prepare(runs: pd.DataFrame, exclusion: Exclusion, seed: int) -> Prepared:
     counted_mask = (
         runs["counted"].fillna(1.0) == 1.0 if "counted" in runs else pd.Series(True, index=runs.index)
     )
-    df = runs.loc[counted_mask].copy()
+    df = runs.loc[counted_mask]
+    # counted rows have unique keys (validate_runs checks), so this order is total
+    df = df.sort_values(
+        list(CANONICAL_ORDER), key=lambda col: col.astype(str) if col.dtype == object else col
+    ).reset_index(drop=True)
     score_column = next((c for c in ("holdout_score", "eval_score") if present(df, c)), None)
     df["score"] = df[score_column] if score_column else np.nan
     has_verdicts = any(present(df, r) for r in ("eval_labels_in_fit", "frame_statistics"))
@@ -56,7 +89,10 @@ def prepare(runs: pd.DataFrame, exclusion: Exclusion, seed: int) -> Prepared:
         )
     else:
         df["compliant"] = 1.0
-    pairings = list(dict.fromkeys(df["pairing"].tolist()))
+    # compliant and scored: what yields, counts and every score table use (an unscorable run is a failed
+    # attempt, not a compliant one, whatever its audit said)
+    df["compliant_scored"] = (df["compliant"] == 1.0) & df["score"].notna()
+    pairings = sorted(df["pairing"].astype(str).unique().tolist())
     return Prepared(
         runs=df,
         not_counted=int((~counted_mask).sum()),
@@ -65,4 +101,6 @@ def prepare(runs: pd.DataFrame, exclusion: Exclusion, seed: int) -> Prepared:
         pairings=pairings,
         has_verdicts=has_verdicts,
         seed=int(seed),
+        settings=settings or ReportSpec(),
+        costs_from_gateway=costs_from_gateway,
     )

@@ -43,8 +43,19 @@ class Section:
     markdown: str = ""
 
 
+def _decimals(v: float) -> str:
+    """Below 1: four decimals with trailing zeros kept (0.7400 is not 0.74), and more where four would round
+    a value that is not whole to a whole number (0.999992 is not 1)."""
+    for d in range(4, 13):
+        text = f"{v:.{d}f}"
+        if float(text) != round(float(text)) or v == round(v):
+            return text
+    return f"{v:.17g}"  # within 1e-12 of a whole number: every digit, never the whole number
+
+
 def format_cell(value: object) -> str:
-    """How a number reads in a rendered table: 4 significant digits, ints as ints, blanks for missing."""
+    """How a number reads in a rendered table: four decimals below 1 (more near a whole number, two
+    significant digits below 0.001), four significant digits up to 10,000, ints as ints, blank if missing."""
     if value is None or value is pd.NA:
         return ""
     if isinstance(value, (bool, np.bool_)):
@@ -57,13 +68,21 @@ def format_cell(value: object) -> str:
             return ""
         if math.isinf(v):
             return "inf" if v > 0 else "-inf"
-        if abs(v) < 1e-12:  # rounding noise of a difference that is zero
+        if abs(v) < 1e-15:  # rounding noise of a difference that is zero (a p-value of 1e-13 is not)
             return "0"
         if v == round(v) and abs(v) < 1e15:
             return f"{round(v):,}" if abs(v) >= 1e4 else str(round(v))
         if abs(v) >= 1e4:
             return f"{v:,.0f}"
-        return f"{v:.4g}"
+        if abs(v) < 1e-3:
+            return f"{v:.2g}"
+        if abs(v) < 1:
+            return _decimals(v)
+        for sig in range(4, 13):  # never a whole number for a value that is not whole (1.99999 is not 2)
+            text = f"{v:.{sig}g}"
+            if float(text) != round(float(text)):
+                return text
+        return f"{v:.12g}"
     return str(value)
 
 

@@ -56,14 +56,16 @@ SCHEMA: tuple[Column, ...] = (
     Column("later_score", "float", False, "score of the same artifact on later-period data"),
     Column("holdout_positives", "int", False, "positives in the holdout (for the AUC's Hanley-McNeil SE)"),
     Column("holdout_negatives", "int", False, "negatives in the holdout"),
-    Column("eval_labels_in_fit", "verdict", False, "audit verdict: flagged / clear / blank (not audited)"),
-    Column("frame_statistics", "verdict", False, "audit verdict: flagged / clear / blank (not audited)"),
+    Column("eval_labels_in_fit", "verdict", False, "audit verdict: flagged / clear / blank (not audited); any "
+                                                   "other verdict (unanalysable) is counted apart, never as clear"),
+    Column("frame_statistics", "verdict", False, "audit verdict: flagged / clear / blank (not audited) / other"),
     Column("eval_features_in_fit", "verdict", False, "audit verdict (reported, not in the default exclusion)"),
     *(Column(f"{rule}_version", "text", False, f"the {rule} rule version the verdict came from")
       for rule in ALL_RULES),
     *(Column(f"{rule}_previous", "verdict", False, f"{rule}'s verdict under the version before (after a re-audit)")
       for rule in ALL_RULES),
     Column("cpu_seconds_metered", "float", False, "metered CPU-seconds the run used"),
+    Column("budget_cpu_seconds", "float", False, "the run's CPU-second budget (budget use = metered / this)"),
     Column("cost_usd", "float", False, "model spend of the run in US dollars"),
     Column("input_tokens", "float", False, "input tokens sent to the model, cached ones included"),
     Column("cached_input_tokens", "float", False, "input tokens served from the provider's cache"),
@@ -134,7 +136,9 @@ def _parse(value: object, kind: Kind) -> object:
         return "flagged"
     if text in _CLEAR:
         return "clear"
-    raise _BadCell(value, "flagged, clear or blank")
+    # any other verdict (an audit's "unanalysable", or one sbx does not know yet) is kept as written: the
+    # report counts it apart and never as compliant
+    return text
 
 
 def _seconds(value: object) -> float:
@@ -162,7 +166,8 @@ def validate_runs(runs: pd.DataFrame, *, source: str = "runs table") -> pd.DataF
     """Check a runs table against the schema and return a normalised copy.
 
     Text columns become object columns of str/None; int, float and bool columns become float64 with
-    NaN for blanks (bools as 1.0/0.0); verdicts become "flagged"/"clear"/None. Rows with
+    NaN for blanks (bools as 1.0/0.0); verdicts become "flagged"/"clear"/None, or any other verdict in
+    lower case (counted apart, never as compliant). Rows with
     `counted` = false are kept (the report counts and drops them). Raises DataError naming `source`,
     the column and, for a bad value, the row (as a 1-based data line, header excluded).
     """
@@ -214,6 +219,7 @@ def validate_runs(runs: pd.DataFrame, *, source: str = "runs table") -> pd.DataF
         )
     for name in (
         "cpu_seconds_metered",
+        "budget_cpu_seconds",
         "cost_usd",
         "input_tokens",
         "cached_input_tokens",

@@ -17,7 +17,6 @@ from orchestrator.report.runs_table import present
 from orchestrator.stats import (
     DEFAULT_KS,
     Exclusion,
-    best_of_k_table,
     compliant,
     hanley_mcneil_se,
     interaction_contrasts,
@@ -66,6 +65,24 @@ def pairing_table(prep: Prepared, *, n_resamples: int = 10_000, confidence: floa
     return pd.DataFrame(rows)
 
 
+def run_gaps_table(prep: Prepared) -> pd.DataFrame:
+    """Per pairing and pooled: how far apart two runs of one pairing land, over all scored runs and over
+    compliant runs (the distribution of |x_i - x_j| over every pair of distinct runs)."""
+    from orchestrator.stats import run_gaps
+
+    rows = []
+    for runs_label, mask in (("all scored", prep.runs["score"].notna()), ("compliant", prep.runs["compliant_scored"])):
+        df = prep.runs[mask]
+        for p in [*prep.pairings, "all"]:
+            sub = df if p == "all" else df[df["pairing"] == p]
+            if len(sub) < 2 or sub["pairing"].value_counts().max() < 2:  # no pairing with two runs: no gap
+                continue
+            g = run_gaps(sub["pairing"].to_numpy(object), sub["score"].to_numpy(float))
+            rows.append({"runs": runs_label, "pairing": p, "pairs": g.pairs, "mean_gap": g.mean,
+                         "median_gap": g.median, "p90_gap": g.p90})
+    return pd.DataFrame(rows)
+
+
 def compliance_table(prep: Prepared) -> pd.DataFrame:
     """Per pairing: how runs ended, each rule's flagged/clear/blank counts, and who counts as compliant."""
     rows = []
@@ -81,8 +98,15 @@ def compliance_table(prep: Prepared) -> pd.DataFrame:
             if rule in df:
                 row[f"{rule}_flagged"] = int((df[rule] == "flagged").sum())
                 row[f"{rule}_clear"] = int((df[rule] == "clear").sum())
+                row[f"{rule}_unanalysable"] = int((df[rule] == "unanalysable").sum())
+                # any other verdict word: never clear, counted apart
+                row[f"{rule}_other"] = int((df[rule].notna()
+                                            & ~df[rule].isin(("flagged", "clear", "unanalysable"))).sum())
                 row[f"{rule}_blank"] = int(df[rule].isna().sum())
-        row["compliant"] = int((df["compliant"] == 1.0).sum())
+        # compliant = passed the applied rules AND scored: the count every score table uses; a run whose
+        # code could not be scored is a failed attempt whatever its audit said (counted in unscorable)
+        row["compliant"] = int(df["compliant_scored"].sum())
+        row["unscorable"] = int(((df["compliant"] == 1.0) & df["score"].isna()).sum())
         row["excluded"] = int((df["compliant"] == 0.0).sum())
         row["unknown"] = int(df["compliant"].isna().sum())
         rows.append(row)
@@ -94,10 +118,19 @@ def exclusion_sensitivity_table(prep: Prepared) -> pd.DataFrame:
     rows = []
     blank = pd.Series([None] * len(prep.runs), index=prep.runs.index, dtype=object)
     for rule in Exclusion:
+        never = [r for r in rule.rules if not present(prep.runs, r)]
+        if never:  # a rule nobody audited excludes nobody and clears nobody: say so, never "0 compliant"
+            rows += [
+                {"exclusion": rule.value, "pairing": p, "compliant": np.nan, "mean": np.nan, "p05": np.nan,
+                 "median": np.nan, "best": np.nan, "note": f"not audited: {', '.join(never)}"}
+                for p in prep.pairings
+            ]
+            continue
         comp = compliant(
             prep.runs.get("eval_labels_in_fit", blank).to_numpy(),
             prep.runs.get("frame_statistics", blank).to_numpy(),
             rule,
+            prep.runs.get("eval_features_in_fit", blank).to_numpy(),
         )
         df = prep.runs.assign(compliant=comp)
         for p in prep.pairings:
@@ -111,14 +144,22 @@ def exclusion_sensitivity_table(prep: Prepared) -> pd.DataFrame:
                     "p05": np.quantile(s, 0.05) if s.size else np.nan,
                     "median": np.median(s) if s.size else np.nan,
                     "best": s.max() if s.size else np.nan,
+                    "note": "",
                 }
             )
     return pd.DataFrame(rows)
 
 
-def spread_table(prep: Prepared) -> pd.DataFrame:
+def spread_table(prep: Prepared, *, value_column: str = "score") -> pd.DataFrame:
     """One row: how far apart pairing means are, against the median run-to-run SD."""
-    groups = [g for g in (_compliant_scores(prep.of(p)) for p in prep.pairings) if g.size >= 2]
+    groups = [
+        g
+        for g in (
+            prep.of(p).loc[prep.of(p)["compliant_scored"], value_column].dropna().to_numpy(float)
+            for p in prep.pairings
+        )
+        if g.size >= 2
+    ]
     s = spread_against_noise(groups)
     return pd.DataFrame(
         [
@@ -133,62 +174,12 @@ def spread_table(prep: Prepared) -> pd.DataFrame:
     )
 
 
-def _keep_inputs(prep: Prepared, df: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Best-of-k attempts of one pairing: (rank score, value, keepable, attempts dropped as unknown)."""
-    rank_col = "eval_score" if present(prep.runs, "eval_score") else "score"
-    rank = df[rank_col].to_numpy(dtype=float)
-    value = df["score"].to_numpy(dtype=float)
-    artifact = ~(np.isnan(rank) | np.isnan(value))
-    unknown = artifact & df["compliant"].isna().to_numpy()
-    keepable = artifact & (df["compliant"] == 1.0).to_numpy()
-    attempts = ~unknown
-    return rank[attempts], value[attempts], keepable[attempts], int(unknown.sum())
-
-
-def best_of_k_frame(
-    prep: Prepared, *, ks: tuple[int, ...] = DEFAULT_KS, n_resamples: int = 2_000, confidence: float = 0.95
-) -> pd.DataFrame:
-    """Per pairing and k: chance of a compliant attempt, kept median and 5th/95th percentile, gain, oracle."""
-    rows = []
-    for p in prep.pairings:
-        rank, value, keepable, unknown = _keep_inputs(prep, prep.of(p))
-        if rank.size == 0:
-            continue
-        table = best_of_k_table(
-            rank,
-            value,
-            keepable,
-            ks=ks,
-            n_resamples=n_resamples,
-            seed=prep.seed_for("best_of_k", p),
-            confidence=confidence,
-        )
-        for r in table:
-            rows.append(
-                {
-                    "pairing": p,
-                    "k": r.k,
-                    "attempts": rank.size,
-                    "keepable": int(keepable.sum()),
-                    "unknown_dropped": unknown,
-                    "p_any_compliant": r.p_any,
-                    "median_kept": r.median_kept,
-                    "p05_kept": r.p05_kept,
-                    "p95_kept": r.p95_kept,
-                    "mean_kept": r.mean_kept,
-                    "gain": r.gain,
-                    "gain_low": r.gain_low,
-                    "gain_high": r.gain_high,
-                    "oracle_mean_kept": r.oracle_mean_kept,
-                    "oracle_gain": r.oracle_gain,
-                }
-            )
-    return pd.DataFrame(rows)
-
-
 def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
     """Per pair of pairings: the observed gap, runs per arm to detect it, how often r runs misorder them."""
     scores = {p: _compliant_scores(prep.of(p)) for p in prep.pairings}
+    with_sd = [s for s in scores.values() if s.size >= 2]
+    median_sd = float(np.median([s.std(ddof=1) for s in with_sd])) if with_sd else np.nan
+    ref_sd, ref_model = _reference_model_sd(prep, scores)
     rows = []
     for a, b in combinations([p for p in prep.pairings if scores[p].size >= 2], 2):
         sa, sb = scores[a], scores[b]
@@ -202,6 +193,13 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
             "gap": gap,
             "pooled_sd": sd,
             "runs_per_arm": math.ceil(need) if math.isfinite(need) else np.inf,
+            # the paper's convention: one run-to-run SD for every contrast, the median pairing SD
+            "median_pairing_sd": median_sd,
+            "runs_per_arm_at_median_sd": runs_per_arm(median_sd, gap) if gap > 0 else np.inf,
+            # and the reference study's Table 9: the median SD of the reference model's pairings
+            "reference_model_sd": ref_sd,
+            "gap_in_reference_model_sds": gap / ref_sd if ref_sd > 0 else np.nan,
+            "runs_per_arm_at_reference_model_sd": runs_per_arm(ref_sd, gap) if gap > 0 and ref_sd > 0 else np.nan,
             "runs_now": int(min(sa.size, sb.size)),
         }
         for r in WRONG_ORDER_RS:
@@ -211,6 +209,62 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
             row[f"p_weaker_ahead_r{r}"] = w.p_wrong + w.p_tie / 2
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def within_rank_table(
+    prep: Prepared, x: str, y: str, *, name: str, subsets: dict[str, pd.Series] | None = None, n_resamples: int = 2_000
+) -> pd.DataFrame:
+    """Per subset of runs: the rank correlation of x with y, runs ranked within their pairing and pooled,
+    with a bootstrap interval (runs resampled within pairings) and a permutation p (y shuffled within)."""
+    from orchestrator.stats import pooled_rank_correlation
+
+    subsets = subsets or {"compliant runs": prep.runs["compliant_scored"]}
+    rows = []
+    for label, mask in subsets.items():
+        df = prep.runs[mask & prep.runs[x].notna() & prep.runs[y].notna()]
+        row: dict[str, object] = {"subset": label}
+        try:
+            rc = pooled_rank_correlation(
+                df["pairing"].to_numpy(object), df[x].to_numpy(float), df[y].to_numpy(float),
+                n_resamples=n_resamples, seed=prep.seed_for("within_rank", name, label),
+            )
+            row.update(runs=rc.n, pairings=rc.groups, rho=rc.rho, ci_low=rc.low, ci_high=rc.high,
+                       p_value=rc.p_value, note="")
+        except ValueError as exc:
+            row.update(runs=len(df), pairings=np.nan, rho=np.nan, ci_low=np.nan, ci_high=np.nan,
+                       p_value=np.nan, note=str(exc))
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def budget_use(prep: Prepared) -> pd.Series:
+    """Each run's share of its budget: metered CPU-seconds over the run's budget column, else the study's."""
+    budget = prep.runs["budget_cpu_seconds"] if "budget_cpu_seconds" in prep.runs else pd.Series(np.nan, index=prep.runs.index)
+    if prep.settings.budget_cpu_seconds is not None:
+        budget = budget.fillna(prep.settings.budget_cpu_seconds)
+    return prep.runs["cpu_seconds_metered"] / budget
+
+
+def budget_pooled_table(prep: Prepared) -> pd.DataFrame:
+    """Budget use against score, runs ranked within their pairing and pooled: all scored runs, compliant
+    runs, and compliant runs above a quarter, half and three quarters of the budget (when a budget is known)."""
+    scored = prep.runs["score"].notna()
+    subsets = {"all scored runs": scored, "compliant runs": prep.runs["compliant_scored"]}
+    use = budget_use(prep)
+    if use.notna().any():
+        for share, label in ((0.25, "a quarter"), (0.5, "half"), (0.75, "three quarters")):
+            subsets[f"compliant, above {label} of the budget"] = prep.runs["compliant_scored"] & (use > share)
+    return within_rank_table(prep, "cpu_seconds_metered", "score", name="budget", subsets=subsets)
+
+
+def _reference_model_sd(prep: Prepared, scores: dict[str, np.ndarray]) -> tuple[float, str | None]:
+    """The median run-to-run SD of the reference model's pairings (NaN without a model column)."""
+    if "model" not in prep.runs or not prep.runs["model"].notna().any():
+        return float("nan"), None
+    ref = prep.levels("model")[0]
+    members = prep.runs.loc[prep.runs["model"].astype(str) == ref, "pairing"].unique()
+    sds = [scores[p].std(ddof=1) for p in members if p in scores and scores[p].size >= 2]
+    return (float(np.median(sds)) if sds else float("nan")), ref
 
 
 def budget_correlation_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd.DataFrame:
@@ -239,20 +293,30 @@ def budget_correlation_table(prep: Prepared, *, n_resamples: int = 10_000) -> pd
     return pd.DataFrame(rows)
 
 
-def interaction_table(prep: Prepared, *, n_resamples: int = 5_000) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Difference-in-differences contrasts over the agent x model grid, and the joint Wald test."""
-    df = prep.runs[(prep.runs["compliant"] == 1.0) & prep.runs["score"].notna()]
+def interaction_table(
+    prep: Prepared, *, n_resamples: int = 5_000, value_column: str = "score"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Every pair of agents: the change in one minus the change in the other when the model moves away from
+    the reference model, in one Holm family; and the joint Wald test of no interaction."""
+    df = prep.runs[(prep.runs["compliant"] == 1.0) & prep.runs[value_column].notna()]
     cells = {
-        (str(a), str(m)): g["score"].to_numpy(float)
-        for (a, m), g in df.groupby(["agent", "model"], sort=False)
+        (str(a), str(m)): g[value_column].to_numpy(float)
+        for (a, m), g in df.groupby(["agent", "model"], sort=True)
     }
-    res = interaction_contrasts(cells, n_resamples=n_resamples, seed=prep.seed_for("interaction"))
+    res = interaction_contrasts(
+        cells,
+        n_resamples=n_resamples,
+        seed=prep.seed_for("interaction", value_column),
+        rows=[a for a in prep.levels("agent") if any(k[0] == a for k in cells)],
+        cols=[m for m in prep.levels("model") if any(k[1] == m for k in cells)],
+        pairwise=True,
+    )
     contrasts = pd.DataFrame(
         [
             {
                 "agent": c.row,
+                "against": c.against,
                 "model": c.col,
-                "reference_agent": res.reference_row,
                 "reference_model": res.reference_col,
                 "contrast": c.estimate,
                 "se": c.se,
@@ -270,20 +334,36 @@ def interaction_table(prep: Prepared, *, n_resamples: int = 5_000) -> tuple[pd.D
 
 
 def later_table(prep: Prepared) -> pd.DataFrame:
-    """Per pairing: the compliant runs' mean score now and on later-period data, and the change."""
+    """Per pairing and over all: the compliant runs' mean, SD and gain over the starting code in each period.
+
+    The later period's difficulty differs (the starting code may score higher or lower there), so the raw
+    "later minus now" mixes that difference with the loss of gain; the gain over the starting code in each
+    period, and the share of it kept, do not. Without the two baselines only the means and SDs are given.
+    """
+    base_now, base_later = prep.baseline(), prep.baseline("later_score")
+    groups = [(p, prep.of(p)) for p in prep.pairings] + [("all", prep.runs)]
     rows = []
-    for p in prep.pairings:
-        df = prep.of(p)
-        df = df[(df["compliant"] == 1.0) & df["score"].notna() & df["later_score"].notna()]
-        rows.append(
-            {
-                "pairing": p,
-                "runs": len(df),
-                "mean_score": df["score"].mean() if len(df) else np.nan,
-                "mean_later": df["later_score"].mean() if len(df) else np.nan,
-                "mean_change": (df["later_score"] - df["score"]).mean() if len(df) else np.nan,
-            }
-        )
+    for p, df in groups:
+        df = df[df["compliant_scored"] & df["later_score"].notna()]
+        now, later = df["score"], df["later_score"]
+        row: dict[str, object] = {
+            "pairing": p,
+            "runs": len(df),
+            "mean_score": now.mean() if len(df) else np.nan,
+            "mean_later": later.mean() if len(df) else np.nan,
+            "sd_score": now.std(ddof=1) if len(df) > 1 else np.nan,
+            "sd_later": later.std(ddof=1) if len(df) > 1 else np.nan,
+        }
+        if base_now is not None and base_later is not None:
+            gain_now, gain_later = now.mean() - base_now, later.mean() - base_later
+            row.update(
+                gain_score=gain_now,
+                gain_later=gain_later,
+                share_of_gain_kept=gain_later / gain_now if len(df) and gain_now != 0 else np.nan,
+                below_baseline_score=int((now < base_now).sum()),
+                below_baseline_later=int((later < base_later).sum()),
+            )
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -318,73 +398,6 @@ def scoring_noise_table(prep: Prepared) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def cost_table(prep: Prepared) -> pd.DataFrame:
-    """Per pairing: spend, cost per scored and per compliant run, tokens and cached share, CPU-seconds, and
-    cost per pass where outcomes exist. A run's spend counts whether or not it was scored (a failed or
-    flagged attempt was paid for too), so cost per scored run = total spend / scored runs."""
-    from orchestrator.stats import cost_per_solved_task
-
-    rows = []
-    for p in prep.pairings:
-        df = prep.of(p)
-        row: dict[str, object] = {"pairing": p, "runs": len(df)}
-        if "cost_usd" in df:
-            total = df["cost_usd"].sum()
-            scored = df["score"].notna()
-            kept = scored & (df["compliant"] == 1.0)
-            row.update(
-                runs_with_cost=int(df["cost_usd"].notna().sum()),
-                total_cost_usd=total,
-                mean_cost_usd=df["cost_usd"].mean(),
-                scored_runs=int(scored.sum()),
-                cost_per_scored_run_usd=total / int(scored.sum()) if scored.any() else np.nan,
-                compliant_runs=int(kept.sum()),
-                cost_per_compliant_run_usd=total / int(kept.sum()) if kept.any() else np.nan,
-            )
-            if present(prep.runs, "outcome"):
-                cps = cost_per_solved_task(df["cost_usd"].to_numpy(float), df["outcome"].to_numpy(float))
-                row.update(passes=cps.solved, cost_per_pass_usd=cps.value)
-        for col in ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_tokens", "model_calls"):
-            if col in df:
-                row[f"total_{col}"] = df[col].sum()
-        if "input_tokens" in df and "cached_input_tokens" in df:
-            both = df["input_tokens"].notna() & df["cached_input_tokens"].notna()
-            total_in = df.loc[both, "input_tokens"].sum()
-            row["cached_share"] = (
-                df.loc[both, "cached_input_tokens"].sum() / total_in if total_in > 0 else np.nan
-            )
-        if "cpu_seconds_metered" in df:
-            row["mean_cpu_seconds"] = df["cpu_seconds_metered"].mean()
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-#: the agent CLI's own usage report, beside the gateway's measurement of the same
-SELF_REPORT_PAIRS = (("input_tokens", "reported_input_tokens"), ("output_tokens", "reported_output_tokens"),
-                     ("model_calls", "reported_calls"), ("cost_usd", "reported_cost_usd"))
-
-
-def self_report_gap_table(prep: Prepared) -> pd.DataFrame:
-    """Per pairing: the CLI's self-reported usage against the gateway's, summed over the runs that have
-    both, and the gap (reported - gateway) / gateway. The gateway's numbers are the ones sbx counts."""
-    rows = []
-    for p in prep.pairings:
-        df = prep.of(p)
-        row: dict[str, object] = {"pairing": p}
-        for gateway, reported in SELF_REPORT_PAIRS:
-            if gateway not in df or reported not in df:
-                continue
-            both = df[gateway].notna() & df[reported].notna()
-            g, r = df.loc[both, gateway].sum(), df.loc[both, reported].sum()
-            name = gateway.removesuffix("_usd").removesuffix("_tokens")
-            row[f"runs_{name}"] = int(both.sum())
-            row[f"gateway_{name}"] = g
-            row[f"reported_{name}"] = r
-            row[f"gap_{name}"] = (r - g) / g if both.any() and g > 0 else np.nan
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def rule_versions_table(prep: Prepared) -> pd.DataFrame:
     """Per rule and version in force: verdicts, and after a re-audit how they moved from the version before.
 
@@ -402,6 +415,7 @@ def rule_versions_table(prep: Prepared) -> pd.DataFrame:
             rows.append({
                 "rule": rule, "version": str(version), "runs": len(group),
                 "flagged": int((now == "flagged").sum()), "clear": int((now == "clear").sum()),
+                "unanalysable": int((now == "unanalysable").sum()),
                 "re_audited": int(previous.notna().sum()),
                 "flagged_to_clear": int(((previous == "flagged") & (now == "clear")).sum()),
                 "clear_to_flagged": int(((previous == "clear") & (now == "flagged")).sum()),

@@ -60,6 +60,56 @@ class RayBackend(BaseModel):
 Backend = Annotated[LocalBackend | RayBackend, Field(discriminator="type")]
 
 
+class Price(BaseModel):
+    """One model's list prices in US dollars per million tokens."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    #: cached input tokens; None when the card lists no cached rate (an unlisted price is not a zero price)
+    cached_input: float | None = Field(None, ge=0)
+
+
+class RateCard(BaseModel):
+    """Dated list prices to price imported token counts with (`sbx report` says whose card and when)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field(min_length=1, description="whose prices, e.g. 'OpenRouter list prices'")
+    date: str = Field(pattern=r"^\d{4}-\d{2}-\d{2}$", description="the day the prices were read (YYYY-MM-DD)")
+    #: model name (the runs table's `model`) -> its prices
+    prices: dict[str, Price] = Field(min_length=1)
+
+
+class ReportSpec(BaseModel):
+    """What the report needs to know that the runs do not say: which factors to compare and against which
+    level, the starting code's scores, the budget, a rate card, how many top runs to inspect."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    #: runs-table columns that are factors of the design (pairing options go in as columns of their own)
+    factors: list[str] = Field(default_factory=lambda: ["agent", "model"], min_length=1)
+    #: factor -> its reference level (default: the first level in sorted order, never the row order)
+    reference: dict[str, str] = Field(default_factory=dict)
+    #: the starting code's score per score column (eval_score, holdout_score, later_score): the baseline
+    baseline: dict[Literal["eval_score", "holdout_score", "later_score"], float] = Field(default_factory=dict)
+    #: each run's CPU-second budget (budget use = cpu_seconds_metered / this); a column overrides it per run
+    budget_cpu_seconds: float | None = Field(None, gt=0)
+    rate_card: RateCard | None = None
+    #: other models' prices to reprice the whole token ledger at (a sensitivity calculation: another model
+    #: would write a different transcript), name -> prices per million tokens
+    reprice_at: dict[str, Price] = Field(default_factory=dict)
+    #: the cached share of input the repricing's "if cached" column assumes
+    reprice_cached_share: float = Field(0.9, ge=0, le=1)
+    #: how many of the highest scores to inspect for rule-breakers
+    top_n: int = Field(10, ge=1, le=1000)
+
+    @model_validator(mode="after")
+    def _reference_names_a_factor(self) -> ReportSpec:
+        unknown = sorted(set(self.reference) - set(self.factors))
+        if unknown:
+            raise ValueError(f"reference names {', '.join(unknown)}, not among the factors {self.factors}")
+        return self
+
+
 class StudySpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -75,6 +125,8 @@ class StudySpec(BaseModel):
     backend: Backend = Field(default_factory=LocalBackend)
     infra_retries: int = Field(2, ge=0, le=20, description="new attempts after an infra failure")
     seed: int = 0
+    #: what the report needs beyond the runs (factors, reference levels, baseline, budget, rate card)
+    report: ReportSpec | None = None
 
     @field_validator("datasets")
     @classmethod
@@ -126,6 +178,8 @@ class StudySpec(BaseModel):
         data = self.model_dump(mode="json")
         if data.get("tasks") is None:  # added later: a single-task spec stays as it was stored
             data.pop("tasks", None)
+        if data.get("report") is None:  # added later: a spec without it stays as it was stored
+            data.pop("report", None)
         for pairing in data["pairings"]:  # keys added later stay out while unset: stored specs still match
             for key in _UNSET_LEFT_OUT:
                 if pairing.get(key) is None:

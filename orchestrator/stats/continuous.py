@@ -172,3 +172,39 @@ def wrong_order_probability(
         wins += int(np.count_nonzero(sa > sb))
         ties += int(np.count_nonzero(sa == sb))
     return WrongOrder(r=r, p_wrong=wins / n_sims, p_tie=ties / n_sims, exact=False)
+
+
+@dataclass(frozen=True)
+class RunGaps:
+    """How far apart two runs of one pairing land: |x_i - x_j| over every pair of distinct runs."""
+
+    pairs: int
+    mean: float
+    median: float
+    p90: float
+    dropped: int
+
+
+def run_gaps(groups: ArrayLike, values: ArrayLike) -> RunGaps:
+    """If I run the same pairing twice, how far apart are the two scores?
+
+    Every unordered pair of distinct runs within a group (pairing) gives one gap |x_i - x_j|; the gaps of
+    all groups are pooled (with equal run counts every pairing weighs the same), and their mean, median
+    and 90th percentile (numpy's linear rule) are returned. Missing values are dropped and counted.
+    """
+    g = np.asarray(groups, dtype=object)
+    v = float_array(values, "values")
+    if g.shape != v.shape:
+        raise ValueError(f"groups and values must have the same length, got {g.shape} and {v.shape}")
+    keep = ~np.isnan(v)
+    gaps = []
+    for label in sorted({str(x) for x in g[keep]}):
+        x = np.sort(v[keep & (g.astype(str) == label)])
+        if x.size >= 2:
+            i, j = np.triu_indices(x.size, 1)
+            gaps.append(np.abs(x[i] - x[j]))
+    if not gaps:
+        raise ValueError("need a group with at least 2 scored runs")
+    d = np.concatenate(gaps)
+    return RunGaps(pairs=int(d.size), mean=float(d.mean()), median=float(np.median(d)),
+                   p90=float(np.quantile(d, 0.9)), dropped=int((~keep).sum()))

@@ -62,3 +62,86 @@ def rank_correlation(
     return RankCorrelation(
         rho=rho, p_value=(hits + 1) / (n_resamples + 1), n=int(u.size), dropped=int((~keep).sum())
     )
+
+
+@dataclass(frozen=True)
+class PooledRankCorrelation:
+    """Runs ranked within their own group (pairing), then correlated over all groups at once."""
+
+    rho: float
+    low: float
+    high: float
+    p_value: float
+    n: int
+    groups: int
+    dropped: int
+
+
+def _within_ranks(x: NDArray[np.float64], starts: NDArray[np.int64], sizes: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Ranks within each group as mid-rank percentiles (rank - 1/2) / size, for each row of x: every group
+    then has the same mean (1/2), so pooling does not mix the groups' sizes into the correlation."""
+    from scipy import stats
+
+    out = np.empty_like(x)
+    for s, n in zip(starts, sizes, strict=True):
+        out[..., s : s + n] = (stats.rankdata(x[..., s : s + n], axis=-1) - 0.5) / n
+    return out
+
+
+def pooled_rank_correlation(
+    groups: ArrayLike,
+    x: ArrayLike,
+    y: ArrayLike,
+    *,
+    n_resamples: int = 2_000,
+    seed: Seed,
+    confidence: float = 0.95,
+) -> PooledRankCorrelation:
+    """Inside a pairing, do runs with more x have more y? Pooled over pairings, each ranked on its own.
+
+    Each group's runs are ranked on x and on y (average ranks for ties), ranks turned into mid-rank
+    percentiles (r - 1/2)/n so groups of different sizes share a scale, and Pearson's r of the pooled
+    percentiles is the estimate (with equal group sizes it is Pearson's r of the pooled within-group ranks). The interval is a percentile bootstrap
+    resampling runs within each group; the two-sided p-value permutes y within each group,
+    p = (1 + hits) / (1 + n_resamples). Runs are put in a canonical order first, so nothing depends on the
+    input's order. Runs missing x or y are dropped and counted; a group needs 3 runs.
+    """
+    from orchestrator.stats._checks import check_confidence, percentile_interval
+
+    check_confidence(confidence)
+    n_resamples = check_resamples(n_resamples)
+    g = np.asarray(groups, dtype=object)
+    xs, ys = float_array(x, "x"), float_array(y, "y")
+    same_length(groups=g, x=xs, y=ys)
+    keep = ~(np.isnan(xs) | np.isnan(ys))
+    g, xs, ys = g[keep].astype(str), xs[keep], ys[keep]
+    order = np.lexsort((ys, xs, g))
+    g, xs, ys = g[order], xs[order], ys[order]
+    labels, starts, sizes = np.unique(g, return_index=True, return_counts=True)
+    big = sizes >= 3
+    if not big.any():
+        raise ValueError("need a group with at least 3 runs having both values")
+    sel = np.concatenate([np.arange(s, s + n) for s, n in zip(starts[big], sizes[big], strict=True)])
+    dropped = int((~keep).sum()) + int(g.size - sel.size)
+    xs, ys = xs[sel], ys[sel]
+    sizes = sizes[big]
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    rx, ry = _within_ranks(xs, starts, sizes), _within_ranks(ys, starts, sizes)
+    rho = float(_pearson_rows(rx, ry))
+    rng = rng_from(seed)
+    idx = np.concatenate(
+        [s + rng.integers(0, n, size=(n_resamples, n)) for s, n in zip(starts, sizes, strict=True)], axis=1
+    )
+    with np.errstate(invalid="ignore", divide="ignore"):  # a resample with all ties has no r: dropped below
+        boot = _pearson_rows(_within_ranks(xs[idx], starts, sizes), _within_ranks(ys[idx], starts, sizes))
+    lo, hi = percentile_interval(boot[~np.isnan(boot)], confidence)
+    perm = np.concatenate(
+        [s + rng.permuted(np.tile(np.arange(n), (n_resamples, 1)), axis=1) for s, n in zip(starts, sizes, strict=True)],
+        axis=1,
+    )
+    null = _pearson_rows(rx[None, :], ry[perm])
+    hits = int(np.count_nonzero(np.abs(null) >= abs(rho) - 1e-12))
+    return PooledRankCorrelation(
+        rho=rho, low=lo, high=hi, p_value=(hits + 1) / (n_resamples + 1), n=int(xs.size),
+        groups=int(sizes.size), dropped=dropped,
+    )

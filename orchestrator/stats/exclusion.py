@@ -1,6 +1,10 @@
 """Which runs count as compliant: the exclusion rule is a parameter, because the tails move with it.
 
-Each run carries one verdict per compliance rule: "flagged", "clear", or blank (not audited).
+Each run carries one verdict per compliance rule: "flagged", "clear", "unanalysable", or blank (not
+audited). "unanalysable" is the audit's "found nothing, but the code's data flow can pass where the trace
+cannot see" (dynamic code, computed names: compliance/opaque.py); it is never read as clear unless the study
+says so: `Unanalysable` chooses how such a verdict counts (default FLAGGED: the run is excluded, as if
+flagged; UNKNOWN: neither compliant nor excluded, dropped and counted; CLEAR: trusted as clear).
 The exclusion says which rules remove a run: none, one of the two default rules, both (a run flagged by
 either rule is removed, the default), the optional rule `eval_features_in_fit` alone, or all three. A run
 left unaudited under an applied rule is neither compliant nor excluded: it is unknown, and is dropped and
@@ -28,6 +32,26 @@ ALL_RULES = RULES + OPTIONAL_RULES
 
 FLAGGED = "flagged"
 CLEAR = "clear"
+UNANALYSABLE = "unanalysable"
+
+
+class Unanalysable(StrEnum):
+    """How a rule's `unanalysable` verdict counts under an exclusion (the study's choice)."""
+
+    #: excluded, as a flag would (the default: an audit that could not look does not clear a run)
+    FLAGGED = "flagged"
+    #: unknown, as a run not audited
+    UNKNOWN = "unknown"
+    #: clear
+    CLEAR = "clear"
+
+    @classmethod
+    def parse(cls, value: str | Unanalysable) -> Unanalysable:
+        try:
+            return cls(value)
+        except ValueError:
+            choices = ", ".join(e.value for e in cls)
+            raise ValueError(f"unknown treatment of unanalysable {value!r}; choose one of: {choices}") from None
 
 
 class Exclusion(StrEnum):
@@ -61,13 +85,19 @@ class Exclusion(StrEnum):
             raise ValueError(f"unknown exclusion {value!r}; choose one of: {choices}") from None
 
 
-def verdicts(values: ArrayLike, name: str) -> NDArray[np.float64]:
+def verdicts(values: ArrayLike, name: str, unanalysable: str | Unanalysable = Unanalysable.FLAGGED
+             ) -> NDArray[np.float64]:
     """Which runs did this rule flag? 1.0 flagged, 0.0 clear, NaN unaudited.
 
-    Accepts "flagged"/"clear" (any case), booleans (True = flagged) and blanks (None, NaN, "").
+    Accepts "flagged"/"clear"/"unanalysable" (any case), booleans (True = flagged) and blanks (None, NaN,
+    ""); "unanalysable" counts as `unanalysable` says (default: flagged). Any other verdict word is
+    neither clear nor flagged: NaN, so a run with it is unknown under the rule, never compliant. Anything
+    that is not a word (a number, a phrase) is an error.
     """
     import numpy as np
 
+    as_number = {Unanalysable.FLAGGED: 1.0, Unanalysable.UNKNOWN: np.nan, Unanalysable.CLEAR: 0.0}[
+        Unanalysable.parse(unanalysable)]
     out = []
     for v in np.asarray(values, dtype=object).ravel():
         if v is None or (isinstance(v, float) and np.isnan(v)):
@@ -83,8 +113,12 @@ def verdicts(values: ArrayLike, name: str) -> NDArray[np.float64]:
             out.append(1.0)
         elif text in (CLEAR, "false", "0"):
             out.append(0.0)
+        elif text == UNANALYSABLE:
+            out.append(as_number)
+        elif text.replace("_", "").replace("-", "").isalpha():
+            out.append(np.nan)
         else:
-            raise ValueError(f"{name}: verdict must be 'flagged', 'clear' or blank, got {v!r}")
+            raise ValueError(f"{name}: verdict must be 'flagged', 'clear', 'unanalysable' or blank, got {v!r}")
     return np.array(out, dtype=np.float64)
 
 
@@ -93,8 +127,11 @@ def compliant(
     frame_statistics: ArrayLike,
     exclusion: str | Exclusion,
     eval_features_in_fit: ArrayLike | None = None,
+    unanalysable: str | Unanalysable = Unanalysable.FLAGGED,
 ) -> NDArray[np.float64]:
     """Under this exclusion rule, which runs count as compliant? 1.0 yes, 0.0 excluded, NaN unknown.
+
+    An applied rule's `unanalysable` verdict counts as `unanalysable` says: by default as flagged.
 
     A run is excluded when any applied rule flagged it; it is unknown when no applied rule flagged it
     but some applied rule did not audit it. With Exclusion.NOTHING every run is compliant. Without an
@@ -105,15 +142,15 @@ def compliant(
 
     rule = Exclusion.parse(exclusion)
     columns = {
-        "eval_labels_in_fit": verdicts(eval_labels_in_fit, "eval_labels_in_fit"),
-        "frame_statistics": verdicts(frame_statistics, "frame_statistics"),
+        "eval_labels_in_fit": verdicts(eval_labels_in_fit, "eval_labels_in_fit", unanalysable),
+        "frame_statistics": verdicts(frame_statistics, "frame_statistics", unanalysable),
     }
     if columns["eval_labels_in_fit"].shape != columns["frame_statistics"].shape:
         raise ValueError("the two verdict columns must have the same length")
     if eval_features_in_fit is None:
         columns["eval_features_in_fit"] = np.full(columns["eval_labels_in_fit"].shape, np.nan)
     else:
-        columns["eval_features_in_fit"] = verdicts(eval_features_in_fit, "eval_features_in_fit")
+        columns["eval_features_in_fit"] = verdicts(eval_features_in_fit, "eval_features_in_fit", unanalysable)
         if columns["eval_features_in_fit"].shape != columns["eval_labels_in_fit"].shape:
             raise ValueError("the verdict columns must have the same length")
     n = columns["eval_labels_in_fit"].size

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -62,10 +62,11 @@ def wald_test(estimates: ArrayLike, covariance: ArrayLike) -> WaldTest:
 
 @dataclass(frozen=True)
 class Contrast:
-    """(cell[row, col] - cell[row, col0]) - (cell[row0, col] - cell[row0, col0])."""
+    """(cell[row, col] - cell[row, col0]) - (cell[against, col] - cell[against, col0])."""
 
     row: Hashable
     col: Hashable
+    against: Hashable
     estimate: float
     se: float
     z: float
@@ -84,31 +85,46 @@ class InteractionResult:
     dropped: int
 
 
+def _levels(cells: Mapping[tuple[Hashable, Hashable], ArrayLike], axis: int, order: Sequence[Hashable] | None) -> list[Hashable]:
+    found: list[Hashable] = []
+    for key in cells:
+        if not (isinstance(key, tuple) and len(key) == 2):
+            raise ValueError(f"cell keys must be (row, col) pairs, got {key!r}")
+        if key[axis] not in found:
+            found.append(key[axis])
+    if order is None:  # sorted, never the order the cells (or the runs behind them) came in
+        return sorted(found, key=str)
+    order = list(order)
+    if sorted(map(str, order)) != sorted(map(str, found)):
+        raise ValueError(f"level order {order!r} must name exactly the levels {sorted(found, key=str)!r}")
+    return order
+
+
 def interaction_contrasts(
     cells: Mapping[tuple[Hashable, Hashable], ArrayLike],
     *,
     n_resamples: int = 5_000,
     seed: Seed,
     confidence: float = 0.95,
+    rows: Sequence[Hashable] | None = None,
+    cols: Sequence[Hashable] | None = None,
+    pairwise: bool = False,
 ) -> InteractionResult:
-    """Does changing the column factor help more under some row levels than under the reference row?
+    """Does changing the column factor help more under some row levels than under others?
 
-    For a full grid of cells keyed (row, col) holding run scores, each difference in differences
-    against the first row and first column (in order of appearance), with a normal SE from the cell
-    variances, a two-sided z p-value, the Holm-adjusted p-value, a percentile interval from resampling
-    runs within cells, and the joint Wald test of all (R-1)(C-1) contrasts. Missing scores are dropped.
+    For a full grid of cells keyed (row, col) holding run scores: differences in differences against the
+    reference column (the first of `cols`; default: levels sorted), with a normal SE from the cell
+    variances, a two-sided z p-value, the Holm-adjusted p-value over the family shown, a percentile
+    interval from resampling runs within cells (pointwise), and the joint Wald test of no interaction
+    on (R-1)(C-1) df. By default each row is compared with the reference row (the first of `rows`);
+    with `pairwise`, every pair of rows (a before b in `rows`: a's change minus b's), all in one Holm
+    family. Cells are resampled over their values sorted, so the result does not depend on the order of
+    the runs. Missing scores are dropped.
     """
     check_confidence(confidence)
     n_resamples = check_resamples(n_resamples)
-    rows: list[Hashable] = []
-    cols: list[Hashable] = []
-    for key in cells:
-        if not (isinstance(key, tuple) and len(key) == 2):
-            raise ValueError(f"cell keys must be (row, col) pairs, got {key!r}")
-        if key[0] not in rows:
-            rows.append(key[0])
-        if key[1] not in cols:
-            cols.append(key[1])
+    rows = _levels(cells, 0, rows)
+    cols = _levels(cells, 1, cols)
     if len(rows) < 2 or len(cols) < 2:
         raise ValueError(f"need at least 2 levels of each factor, got {len(rows)} x {len(cols)}")
     data: list[NDArray[np.float64]] = []
@@ -119,20 +135,28 @@ def interaction_contrasts(
                 raise ValueError(f"the grid is incomplete: no cell ({rl!r}, {cl!r})")
             v = float_array(cells[(rl, cl)], f"cell ({rl!r}, {cl!r})")
             dropped += int(np.isnan(v).sum())
-            v = v[~np.isnan(v)]
+            v = np.sort(v[~np.isnan(v)])
             if v.size < 2:
                 raise ValueError(f"cell ({rl!r}, {cl!r}) needs at least 2 scored runs, got {v.size}")
             data.append(v)
     n_cols = len(cols)
     means = np.array([v.mean() for v in data])
     var_of_mean = np.array([v.var(ddof=1) / v.size for v in data])
-    labels = [(rows[i], cols[j]) for i in range(1, len(rows)) for j in range(1, n_cols)]
+    if pairwise:
+        row_pairs = [(a, b) for a in range(len(rows)) for b in range(a + 1, len(rows))]
+    else:
+        row_pairs = [(i, 0) for i in range(1, len(rows))]
+    pairs = [(a, b, j) for a, b in row_pairs for j in range(1, n_cols)]
+    labels = [(rows[a], cols[j], rows[b]) for a, b, j in pairs]
     contrast = np.zeros((len(labels), len(data)))
+    for q, (a, b, j) in enumerate(pairs):
+        contrast[q, a * n_cols + j] += 1
+        contrast[q, a * n_cols] -= 1
+        contrast[q, b * n_cols + j] -= 1
+        contrast[q, b * n_cols] += 1
+    basis = np.zeros(((len(rows) - 1) * (n_cols - 1), len(data)))  # the Wald test's (R-1)(C-1) contrasts
     for q, (i, j) in enumerate((i, j) for i in range(1, len(rows)) for j in range(1, n_cols)):
-        contrast[q, i * n_cols + j] += 1
-        contrast[q, i * n_cols] -= 1
-        contrast[q, j] -= 1
-        contrast[q, 0] += 1
+        basis[q, [i * n_cols + j, i * n_cols, j, 0]] = (1, -1, -1, 1)
     theta = contrast @ means
     cov = contrast @ np.diag(var_of_mean) @ contrast.T
     se = np.sqrt(np.diag(cov))
@@ -148,12 +172,13 @@ def interaction_contrasts(
     )
     boot_theta = boot_means @ contrast.T
     contrasts = []
-    for q, (rl, cl) in enumerate(labels):
+    for q, (rl, cl, other) in enumerate(labels):
         lo, hi = percentile_interval(boot_theta[:, q], confidence)
         contrasts.append(
             Contrast(
                 row=rl,
                 col=cl,
+                against=other,
                 estimate=float(theta[q]),
                 se=float(se[q]),
                 z=float(z[q]),
@@ -163,10 +188,12 @@ def interaction_contrasts(
                 high=hi,
             )
         )
-    if np.all(np.isfinite(cov)) and np.linalg.matrix_rank(cov) == cov.shape[0]:
-        wald = wald_test(theta, cov)
+    basis_theta = basis @ means
+    basis_cov = basis @ np.diag(var_of_mean) @ basis.T
+    if np.all(np.isfinite(basis_cov)) and np.linalg.matrix_rank(basis_cov) == basis_cov.shape[0]:
+        wald = wald_test(basis_theta, basis_cov)
     else:
-        wald = WaldTest(statistic=math.nan, df=len(labels), p_value=math.nan)
+        wald = WaldTest(statistic=math.nan, df=basis.shape[0], p_value=math.nan)
     return InteractionResult(
         reference_row=rows[0], reference_col=cols[0], contrasts=contrasts, wald=wald, dropped=dropped
     )

@@ -15,6 +15,7 @@ from typing import Any
 
 from orchestrator.log import get_logger
 from orchestrator.specs.task import PytestGrader, ScriptGrader, TestsTaskSpec
+from orchestrator.tasks import pytest_harness
 from orchestrator.tasks.grader import GraderRun, run_in_grader
 from orchestrator.tasks.junit import JunitCaps, ReportError, mangle, parse_junit
 from orchestrator.tasks.tree import TreeError, build_grading_tree
@@ -37,12 +38,31 @@ class Graded:
         return self.result.passed
 
 
+def pytest_run(task: TestsTaskSpec, grader: PytestGrader, image: str, tree: Path, harness: Path,
+               args: tuple[str, ...], label: str, cpuset: str | None = None, options: tuple[str, ...] = (),
+               trusted: tuple[Path, ...] = ()) -> GraderRun:
+    """A pytest grading of `tree` under the harness's configuration (pytest_harness): the configuration file
+    chosen from `trusted` (the hidden tests and the original repo; none: `tree` itself, which the builder
+    made) and checked to be that file in `tree`."""
+    workdir = GraderRun.workdir
+    major = pytest_harness.pytest_major(getattr(task.environment, "packages", None))
+    config = pytest_harness.config_file(trusted or (tree,), args, major)
+    if trusted:
+        pytest_harness.check_config(tree, config, trusted)
+    command = (*pytest_harness.argv(grader.command, config, workdir), *options, *args)
+    return GraderRun(image=image, command=command, tree=tree,
+                     extra_trees=((harness, pytest_harness.HARNESS_DIR),),
+                     env=pytest_harness.environment(dict(grader.env)), limits=task.limits,
+                     timeout_s=task.timeouts.tests_s, run_label=label, cpuset=cpuset)
+
+
 def _run(task: TestsTaskSpec, image: str, tree: Path, label: str, extra: tuple[tuple[Path, str], ...] = (),
-         cpuset: str | None = None) -> GraderRun:
+         cpuset: str | None = None, harness: Path | None = None) -> GraderRun:
     g = task.grader
     if isinstance(g, PytestGrader):
-        return GraderRun(image=image, command=(*g.command, *g.paths), tree=tree, env=dict(g.env),
-                         limits=task.limits, timeout_s=task.timeouts.tests_s, run_label=label, cpuset=cpuset)
+        assert harness is not None
+        return pytest_run(task, g, image, tree, harness, g.paths, label, cpuset,
+                          trusted=(task.hidden_dir, task.repo_dir))
     assert isinstance(g, ScriptGrader)
     workdir = task.environment.workdir  # type: ignore[union-attr]  # a script grader has a dockerfile env
     return GraderRun(image=image, command=g.command, tree=tree, workdir=workdir, extra_trees=extra,
@@ -61,16 +81,17 @@ def grade(client: Any, task: TestsTaskSpec, delivered: Path, image: str, *, repe
         hidden = task.hidden_dir if pytest_grader else None
         try:
             report = build_grading_tree(delivered, task.repo_dir, hidden, tree, task.protected if pytest_grader else (),
-                                        drop_new_top_level=pytest_grader)
+                                        drop_new_top_level=pytest_grader, test_config=pytest_grader)
         except TreeError as exc:
             v = Verdict(False, "tree_refused", str(exc))
             return Graded(combine([v]), seconds=time.monotonic() - start)
         extra: tuple[tuple[Path, str], ...] = ()
         if isinstance(task.grader, ScriptGrader):
             extra = ((task.hidden_dir, task.grader.tests_to),)
+        harness = pytest_harness.write_files(Path(tmp) / "harness") if pytest_grader else None
         verdicts, facts = [], []
         for i in range(repeats):
-            f = run_in_grader(client, _run(task, image, tree, f"{label}-{i + 1}", extra, cpuset))
+            f = run_in_grader(client, _run(task, image, tree, f"{label}-{i + 1}", extra, cpuset, harness))
             facts.append(f)
             if isinstance(task.grader, PytestGrader):
                 v = decide_pytest(f, task.grader.fail_to_pass, task.grader.pass_to_pass,
@@ -100,12 +121,14 @@ class SuiteRun:
 
 def run_suite(client: Any, image: str, tree: Path, grader: PytestGrader, task: TestsTaskSpec,
               ids: tuple[str, ...] | None = None, label: str = "build") -> SuiteRun:
-    """Run the suite (the grader's paths, or just `ids`) on `tree` as is and read every test's outcome."""
+    """Run the suite (the grader's paths, or just `ids`) on `tree` as is and read every test's outcome, under
+    the same harness configuration as a grading (the tree is trusted: an original or its reference fix)."""
     args = ids if ids is not None else grader.paths
-    command = (*grader.command, "-o", "junit_family=xunit1", "--continue-on-collection-errors", *args)
-    run = GraderRun(image=image, command=command, tree=tree,
-                    env=dict(grader.env), limits=task.limits, timeout_s=task.timeouts.tests_s, run_label=label)
-    facts = run_in_grader(client, run)
+    with tempfile.TemporaryDirectory(prefix="sbx-harness-") as tmp:
+        harness = pytest_harness.write_files(Path(tmp))
+        run = pytest_run(task, grader, image, tree, harness, tuple(args), label,
+                         options=("-o", "junit_family=xunit1", "--continue-on-collection-errors"))
+        facts = run_in_grader(client, run)
     if facts.timed_out or not facts.report:
         return SuiteRun({}, facts, f"no report (exit {facts.exit_code}, timed out {facts.timed_out}): "
                                    f"{facts.output_tail[-1500:]}")

@@ -6,10 +6,13 @@
 2. Every protected path taken from the original instead: test folders, `conftest.py`, pytest.ini, tox.ini,
    setup.cfg, pyproject.toml... Files are restored whole (a config file's test section is not split out:
    the agent's edits elsewhere in such a file are lost, which is the safe side). Whatever the task says,
-   `sitecustomize.py`, `usercustomize.py`, `*.pth`, `*.dist-info/` and `*.egg-info/` anywhere (they run
-   code at interpreter start or register pytest plugins) are removed, or restored where the original has
-   them. A new top-level module or package (not in the original) is dropped when asked: it could shadow
-   pytest, a test dependency or the standard library once the repo root is on sys.path.
+   `sitecustomize.py`, `usercustomize.py`, `*.pth`, `*.dist-info/` and `*.egg-info/` (any case: importlib
+   matches them so) anywhere (they run code at interpreter start or register pytest plugins) are removed,
+   and so are `conftest.py` and every file name any pytest reads configuration from (`pytest.toml`,
+   `.pytest.toml`, `pytest.ini`, `.pytest.ini`, `pyproject.toml`, `tox.ini`, `setup.cfg`: the grader passes
+   the original's with `-c`, pytest_harness.py; for a script grader only when asked), each restored where
+   the original has it. A new top-level module or package (not in the original) is dropped when asked: it
+   could shadow pytest, a test dependency or the standard library once the repo root is on sys.path.
 3. The hidden tests, written over the result at their relative paths.
 
 Only the original and the hidden tests are trusted. Nothing here runs or parses the delivered files.
@@ -26,7 +29,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 _ALWAYS_FILES = re.compile(r"(^|/)(sitecustomize\.py|usercustomize\.py|[^/]*\.pth)$")
-_ALWAYS_DIRS = re.compile(r"(^|/)[^/]*\.(dist-info|egg-info)(/|$)")
+_ALWAYS_DIRS = re.compile(r"(^|/)[^/]*\.(dist-info|egg-info)(/|$)", re.IGNORECASE)
+#: pytest's configuration files and conftest files: never the delivery's (the grader reads the original's)
+_TEST_CONFIG = re.compile(r"(^|/)(conftest\.py|pytest\.toml|\.pytest\.toml|pytest\.ini|\.pytest\.ini|"
+                          r"pyproject\.toml|tox\.ini|setup\.cfg)$")
 _BYTECODE = re.compile(r"(^|/)__pycache__(/|$)|\.py[co]$")
 
 
@@ -101,9 +107,11 @@ class Protected:
         return bool(self._re and self._re.match(rel))
 
 
-def always_handled(rel: str) -> bool:
-    """Paths removed from every delivery (restored from the original where it has them)."""
-    return bool(_ALWAYS_FILES.search(rel) or _ALWAYS_DIRS.search(rel))
+def always_handled(rel: str, test_config: bool = True) -> bool:
+    """Paths removed from every delivery (restored from the original where it has them); pytest's
+    configuration and conftest files unless `test_config` is off (a script grader's own tests decide)."""
+    return bool(_ALWAYS_FILES.search(rel) or _ALWAYS_DIRS.search(rel)
+                or (test_config and _TEST_CONFIG.search(rel)))
 
 
 def _walk(root: Path, report: TreeReport | None) -> Iterator[tuple[str, Path]]:
@@ -178,7 +186,7 @@ def top_level_names(root: Path) -> set[str]:
 
 def build_grading_tree(delivered: Path, original: Path, hidden: Path | None, dest: Path,
                        protected: Sequence[str], *, drop_new_top_level: bool = False,
-                       caps: TreeCaps | None = None) -> TreeReport:
+                       test_config: bool = True, caps: TreeCaps | None = None) -> TreeReport:
     """Make `dest` (absent or empty) the tree the hidden tests run against; see the module docstring."""
     caps = caps or TreeCaps()
     dest.mkdir(parents=True, exist_ok=True)
@@ -191,7 +199,9 @@ def build_grading_tree(delivered: Path, original: Path, hidden: Path | None, des
         module = _module_name(delivered, rel.split("/", 1)[0]) if drop_new_top_level else None
         if _BYTECODE.search(rel):
             report.removed.append((rel, "bytecode"))
-        elif always_handled(rel):
+        elif test_config and _TEST_CONFIG.search(rel):
+            report.removed.append((rel, "test_config"))
+        elif always_handled(rel, test_config):
             report.removed.append((rel, "startup_hook"))
         elif is_protected(rel):
             report.removed.append((rel, "protected"))
@@ -210,7 +220,7 @@ def build_grading_tree(delivered: Path, original: Path, hidden: Path | None, des
     for rel, src in _walk(original, None):
         if _BYTECODE.search(rel):
             continue
-        if always_handled(rel) or is_protected(rel):
+        if always_handled(rel, test_config) or is_protected(rel):
             _copy(src, _place(dest, rel, report))
             report.restored.append(rel)
     if hidden is not None:

@@ -299,8 +299,10 @@ def test_oversized_body_is_refused_unread(upstream_url: str, tmp_path: Path, cli
         assert r.status_code == 413 and r.headers["connection"] == "close"
         totals = gw.close_run("r")
     (call,) = read_transcript(tmp_path / "t.jsonl.gz")
-    assert call["outcome"] == "refused" and len(call["request"]["body"]) == 100_000
-    assert 100_000 < call["request"]["truncated"] < 3_000_000  # reading stopped soon after the limit
+    # a refused call keeps no body: its size (reading stopped soon after the limit) and hash
+    assert call["outcome"] == "refused" and call["request"].get("body") is None
+    assert 100_000 < call["request"]["truncated"] < 3_000_000
+    assert f"body {call['request']['truncated']} bytes, sha256 " in call["error"]
     assert totals.forwarded == 0
 
 

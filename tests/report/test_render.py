@@ -21,6 +21,14 @@ def test_format_cell() -> None:
     assert format_cell(-5.5e-18) == "0" and format_cell(0.00049) == "0.00049"
 
 
+def test_format_cell_never_hides_a_digit_that_matters() -> None:
+    # the old rule (4 significant digits) printed 0.999992 as "1" and 0.7400 as "0.74"
+    assert format_cell(0.999992) == "0.99999" and format_cell(0.9999999999886725) == "0.99999999999"
+    assert format_cell(0.74) == "0.7400" and format_cell(0.0107) == "0.0107" and format_cell(-0.0081) == "-0.0081"
+    assert format_cell(1.99999) == "1.99999" and format_cell(1234.5) == "1234.5" and format_cell(12.3456) == "12.35"
+    assert format_cell(0.99999999999995) not in ("1", "1.000000000000") and format_cell(9.6e-13) == "9.6e-13"
+
+
 def test_html_escapes_and_embeds(tmp_path: object) -> None:
     frame = pd.DataFrame({"pairing": ["<b>x</b>"], "mean": [0.5]})
     sections = [
@@ -38,4 +46,4 @@ def test_html_escapes_and_embeds(tmp_path: object) -> None:
     assert "data:image/png;base64,iVBORw==" in html and "data-figure='f'" in html
     assert "Skipped: needs column outcome" in html
     md = render_markdown("Title", ["line"], sections)
-    assert "| <b>x</b> | 0.5 |" in md and "![alt 'q'](figures/f.png)" in md
+    assert "| <b>x</b> | 0.5000 |" in md and "![alt 'q'](figures/f.png)" in md

@@ -50,7 +50,6 @@ def test_bad_value_names_column_and_row(tmp_path: Path) -> None:
         ("pairing,task,repeat,outcome\na,t,1,true\na,t,1,false\n", "row 2 repeats pairing 'a'"),
         ("pairing,task,repeat,outcome\n,t,1,true\n", "'pairing' is blank in row 1"),
         ("pairing,task,repeat,outcome,cost_usd\na,t,1,true,-2\n", "negative"),
-        ("pairing,task,repeat,outcome,frame_statistics\na,t,1,true,perhaps\n", "flagged, clear or blank"),
         ("pairing,task,repeat,outcome\n", "no rows"),
     ],
 )

@@ -81,3 +81,21 @@ def test_wrong_order_simulation_agrees_with_exact_and_shrinks_with_r() -> None:
 def test_wrong_order_rejects_bad_r() -> None:
     with pytest.raises(ValueError, match="r must"):
         wrong_order_probability([0.1], [0.2], 0, seed=0)
+
+
+def test_run_gaps_by_hand() -> None:
+    from itertools import combinations
+
+    from orchestrator.stats import run_gaps
+
+    rng = np.random.default_rng(4)
+    groups = ["a"] * 7 + ["b"] * 5 + ["c"]
+    values = rng.normal(0.74, 0.01, size=13)
+    values[3] = np.nan
+    by_hand = [abs(x - y) for g in "abc" for x, y in combinations(
+        [v for gg, v in zip(groups, values, strict=True) if gg == g and not np.isnan(v)], 2)]
+    out = run_gaps(groups, values)
+    assert out.pairs == len(by_hand) == 15 + 10 and out.dropped == 1
+    assert out.mean == pytest.approx(np.mean(by_hand)) and out.p90 == pytest.approx(np.quantile(by_hand, 0.9))
+    with pytest.raises(ValueError, match="at least 2 scored runs"):
+        run_gaps(["a"], [0.7])

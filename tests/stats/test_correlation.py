@@ -41,3 +41,28 @@ def test_rank_correlation_under_null_is_not_significant() -> None:
 def test_rank_correlation_rejects_constant_input() -> None:
     with pytest.raises(ValueError, match="constant"):
         rank_correlation([1, 1, 1], [1, 2, 3], seed=0)
+
+
+def test_pooled_rank_correlation_by_hand_and_against_scipy() -> None:
+    from scipy import stats as sps
+
+    from orchestrator.stats import pooled_rank_correlation
+
+    rng = np.random.default_rng(5)
+    groups = np.repeat(["p1", "p2", "p3"], 20)
+    x = rng.normal(size=60) + np.repeat([0.0, 5.0, -3.0], 20)  # group offsets must not enter
+    y = x + rng.normal(size=60) * 2
+    out = pooled_rank_correlation(groups, x, y, n_resamples=2_000, seed=1)
+    rx = np.concatenate([sps.rankdata(x[groups == g]) for g in ("p1", "p2", "p3")])
+    ry = np.concatenate([sps.rankdata(y[groups == g]) for g in ("p1", "p2", "p3")])
+    assert out.rho == pytest.approx(np.corrcoef(rx, ry)[0, 1]) and out.n == 60 and out.groups == 3
+    assert out.low < out.rho < out.high and out.p_value < 0.01
+    # one group: Spearman's rho, and the permutation p of scipy's test
+    one = pooled_rank_correlation(np.zeros(20), x[:20], y[:20], n_resamples=5_000, seed=2)
+    assert one.rho == pytest.approx(sps.spearmanr(x[:20], y[:20])[0])
+    ref = sps.permutation_test((x[:20], y[:20]), lambda a, b: sps.spearmanr(a, b)[0], permutation_type="pairings",
+                               n_resamples=5_000, random_state=0)
+    assert one.p_value == pytest.approx(ref.pvalue, abs=0.02)
+    perm = rng.permutation(60)
+    assert pooled_rank_correlation(groups[perm], x[perm], y[perm], n_resamples=300, seed=4) == \
+        pooled_rank_correlation(groups, x, y, n_resamples=300, seed=4)

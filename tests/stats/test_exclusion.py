@@ -8,7 +8,17 @@ def test_verdicts_parse_text_bools_and_blanks() -> None:
     out = verdicts(["flagged", "CLEAR", "", None, np.nan, True, False], "x")
     assert out[:2].tolist() == [1.0, 0.0] and np.isnan(out[2:5]).all() and out[5:].tolist() == [1.0, 0.0]
     with pytest.raises(ValueError, match="x: verdict"):
-        verdicts(["maybe"], "x")
+        verdicts(["2.5"], "x")
+
+
+def test_another_verdict_is_never_compliant() -> None:
+    # a verdict word sbx does not know is not clear: the run is unknown; "unanalysable" counts as the study
+    # decides, by default as flagged (never clear)
+    assert np.isnan(verdicts(["some-future-verdict", "Other"], "x")).all()
+    assert verdicts(["unanalysable", "Unanalysable"], "x").tolist() == [1.0, 1.0]
+    assert np.isnan(verdicts(["unanalysable"], "x", unanalysable="unknown")).all()
+    out = compliant(["some-future-verdict", "clear", "unanalysable"], ["clear", "clear", "clear"], "both")
+    assert np.isnan(out[0]) and out[1:].tolist() == [1.0, 0.0]
 
 
 def test_each_exclusion_rule() -> None:

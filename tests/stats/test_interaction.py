@@ -49,3 +49,28 @@ def test_incomplete_grid_is_rejected() -> None:
     cells = {("a", "x"): [1.0, 2.0], ("a", "y"): [1.0, 2.0], ("b", "x"): [1.0, 2.0]}
     with pytest.raises(ValueError, match="incomplete"):
         interaction_contrasts(cells, seed=0)
+
+
+def test_pairwise_contrasts_by_hand_one_holm_family_and_an_invariant_wald() -> None:
+    from statsmodels.stats.multitest import multipletests
+
+    rng = np.random.default_rng(8)
+    cells = {(a, m): rng.normal(0.74 + 0.004 * i * j, 0.01, 40) for i, a in enumerate(("pi", "hermes", "oc"))
+             for j, m in enumerate(("flash", "big"))}
+    res = interaction_contrasts(cells, n_resamples=500, seed=0, rows=["pi", "hermes", "oc"],
+                                cols=["flash", "big"], pairwise=True)
+    mean = {k: v.mean() for k, v in cells.items()}
+    var = {k: v.var(ddof=1) / v.size for k, v in cells.items()}
+    pairs = [(c.row, c.against) for c in res.contrasts]
+    assert pairs == [("pi", "hermes"), ("pi", "oc"), ("hermes", "oc")]
+    for c in res.contrasts:
+        est = (mean[(c.row, "big")] - mean[(c.row, "flash")]) - (mean[(c.against, "big")] - mean[(c.against, "flash")])
+        se = np.sqrt(sum(var[(r, m)] for r in (c.row, c.against) for m in ("flash", "big")))
+        assert c.estimate == pytest.approx(est) and c.se == pytest.approx(se)
+    holm = multipletests([c.p_value for c in res.contrasts], method="holm")[1]
+    assert [c.p_holm for c in res.contrasts] == pytest.approx(holm)
+    against_first = interaction_contrasts(cells, n_resamples=500, seed=0)  # default: sorted, against the first
+    assert [c.against for c in against_first.contrasts] == ["hermes"] * 2
+    assert against_first.wald.statistic == pytest.approx(res.wald.statistic) and res.wald.df == 2
+    shuffled = {k: cells[k] for k in reversed(list(cells))}
+    assert interaction_contrasts(shuffled, n_resamples=500, seed=0) == against_first

@@ -131,8 +131,8 @@ def test_hostile_extras_do_not_stop_a_real_fix(calc_task, docker_client, tmp_pat
     files = {"conftest.py": CONFTEST_ALL_PASS, "sitecustomize.py": PATCH_PYTEST, "pytest.ini": "[pytest]\naddopts=-x\n"}
     graded = grade(docker_client, task, _delivery(task, tmp_path, files, fixed=True), image)
     assert graded.passed
-    # conftest.py and pytest.ini dropped; setup.cfg and the two test files replaced by the originals
-    assert graded.tree["removed"] == {"protected": 5, "startup_hook": 1}
+    # conftest.py, pytest.ini and setup.cfg dropped (setup.cfg restored), the two test files replaced by the originals
+    assert graded.tree["removed"] == {"protected": 2, "test_config": 3, "startup_hook": 1}
     assert graded.tree["restored"] == 3 and graded.tree["hidden"] == 1
 
 

@@ -85,8 +85,37 @@ def test_hostile_edits_are_undone(trees, tmp_path: Path) -> None:
     assert whys["pkg/link.py"] == "symlink" and whys["pkg/fifo"] == "special"
     assert whys["sitecustomize.py"] == "startup_hook" and whys["pkg/evil.pth"] == "startup_hook"
     assert whys["pytest.py"] == "new_top_level_module" and whys["hypothesis/__init__.py"] == "new_top_level_module"
-    assert whys["pkg/__pycache__/"] == "bytecode" and whys["conftest.py"] == "protected"
+    assert whys["pkg/__pycache__/"] == "bytecode" and whys["conftest.py"] == "test_config"
     assert not any(p.is_symlink() for p in out.rglob("*"))
+
+
+# every file name any pytest reads configuration from, and conftest.py, at any depth: never the delivery's,
+# even when the task's protected list leaves them out; dist-info / egg-info in any case (importlib lowercases)
+PLANTED = {
+    "pytest.toml": "[pytest]\naddopts = ['-p', 'pkg._rt']\n", ".pytest.toml": "[pytest]\n",
+    "pytest.ini": "[pytest]\n", ".pytest.ini": "[pytest]\n", "pyproject.toml": "[tool.pytest]\nx = 1\n",
+    "tox.ini": "[pytest]\n", "setup.cfg": "[tool:pytest]\n", "conftest.py": "x\n", "pkg/conftest.py": "x\n",
+    "pkg/sub/pytest.toml": "[pytest]\n", "docs/setup.cfg": "[tool:pytest]\n",
+    "Evil-1.0.DIST-INFO/entry_points.txt": "[pytest11]\nevil = pkg._rt\n", "EVIL.Egg-Info": "x\n",
+    "pkg/_rt.py": "plugin module: kept (only configuration could load it)\n",
+}
+
+
+def test_every_configuration_form_is_the_originals(trees, tmp_path: Path) -> None:
+    original, hidden, out = trees
+    delivered = _write(tmp_path / "delivered", {**ORIGINAL, **PLANTED})
+    report = build_grading_tree(delivered, original, hidden, out, (), drop_new_top_level=True)
+    got = _read(out)
+    assert got["pyproject.toml"] == ORIGINAL["pyproject.toml"] and got["tests/conftest.py"] == "orig conftest\n"
+    kept = {rel for rel in PLANTED if rel in got}
+    assert kept == {"pyproject.toml", "pkg/_rt.py"}
+    whys = dict(report.removed)
+    assert {whys[rel] for rel in PLANTED if rel not in kept} == {"test_config", "startup_hook"}
+    assert whys["Evil-1.0.DIST-INFO/entry_points.txt"] == whys["EVIL.Egg-Info"] == "startup_hook"
+    # a script grader (Harbor) keeps the delivered configuration files: its own test script decides
+    out2 = tmp_path / "out2"
+    build_grading_tree(delivered, original, None, out2, (), test_config=False)
+    assert _read(out2)["pytest.toml"] == PLANTED["pytest.toml"]
 
 
 def test_deleting_hidden_paths_or_replacing_a_folder_with_a_file(trees, tmp_path: Path) -> None:

