@@ -325,14 +325,24 @@ def _placement(prep: Prepared) -> Section:
     s.tables.append(TableSpec("placement", "Node, slot, run order and start time against the spread", frame))
     s.notes += verdicts(frame)
     if value != "outcome":
-        pooled = pooled_node_table(prep)
-        if len(pooled):
-            s.tables.append(TableSpec("placement_pooled", "Node and slot pooled over pairings (scores centred "
-                                      "within pairing and task; permutation p from 10,000 shuffles)", pooled))
-        drift = drift_table(prep)
-        if len(drift):
-            s.tables.append(TableSpec("drift", "First half of each arm's runs (in the order they started) "
-                                      "against the second half, compliant scores", drift))
+        # the pooled and drift checks are extras: degenerate scores (every run the same) skip them with a
+        # note, never the section's per-pairing table
+        try:
+            pooled = pooled_node_table(prep)
+        except ValueError as exc:
+            s.notes.append(f"Node and slot pooled over pairings: not computed ({exc}).")
+        else:
+            if len(pooled):
+                s.tables.append(TableSpec("placement_pooled", "Node and slot pooled over pairings (scores centred "
+                                          "within pairing and task; permutation p from 10,000 shuffles)", pooled))
+        try:
+            drift = drift_table(prep)
+        except ValueError as exc:
+            s.notes.append(f"First half against second half: not computed ({exc}).")
+        else:
+            if len(drift):
+                s.tables.append(TableSpec("drift", "First half of each arm's runs (in the order they started) "
+                                          "against the second half, compliant scores", drift))
     return s
 
 

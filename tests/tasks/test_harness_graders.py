@@ -18,8 +18,6 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator import paths
-from orchestrator.specs import load_tests_task
 from orchestrator.tasks import pytest_harness
 from orchestrator.tasks.environment import default_cache, task_image
 from orchestrator.tasks.grade import pytest_run, grade
@@ -27,7 +25,7 @@ from orchestrator.tasks.grader import GraderRun, run_in_grader
 from orchestrator.tasks.junit import JunitCaps
 from orchestrator.tasks.verdict import decide_pytest
 
-from .conftest import leftovers
+from .conftest import leftovers, shipped
 
 pytestmark = pytest.mark.docker
 
@@ -64,7 +62,7 @@ def _outcomes(task, facts) -> dict[str, str]:
 
 @pytest.mark.parametrize("name", list(TASKS))
 def test_planted_configuration_in_a_real_grader(name: str, docker_client, tmp_path: Path) -> None:
-    task = load_tests_task(paths.REPO_ROOT / "tasks" / name)
+    task = shipped(name)  # its trees materialised from the pinned sdists (tasks/NAME holds no tree)
     image = task_image(docker_client, task, default_cache()).tag
     pkg, pkg_dir, site = TASKS[name]
     forms = _forms(pkg, pkg_dir, site)
