@@ -304,6 +304,17 @@ def _budget(prep: Prepared) -> Section:
     return s
 
 
+def _extra_table(s: Section, prep: Prepared, fn: Callable[[Prepared], pd.DataFrame], key: str, title: str) -> None:
+    """Append fn's table to the section, or a note when fn cannot compute it on these runs."""
+    try:
+        frame = fn(prep)
+    except ValueError as exc:
+        s.notes.append(f"{title}: not computed ({exc}).")
+        return
+    if len(frame):
+        s.tables.append(TableSpec(key, title, frame))
+
+
 def _placement(prep: Prepared) -> Section:
     s = Section("placement", "Where and when runs ran")
     if not any(present(prep.runs, c) for c in PLACEMENT_COLUMNS.values()):
@@ -327,22 +338,10 @@ def _placement(prep: Prepared) -> Section:
     if value != "outcome":
         # the pooled and drift checks are extras: degenerate scores (every run the same) skip them with a
         # note, never the section's per-pairing table
-        try:
-            pooled = pooled_node_table(prep)
-        except ValueError as exc:
-            s.notes.append(f"Node and slot pooled over pairings: not computed ({exc}).")
-        else:
-            if len(pooled):
-                s.tables.append(TableSpec("placement_pooled", "Node and slot pooled over pairings (scores centred "
-                                          "within pairing and task; permutation p from 10,000 shuffles)", pooled))
-        try:
-            drift = drift_table(prep)
-        except ValueError as exc:
-            s.notes.append(f"First half against second half: not computed ({exc}).")
-        else:
-            if len(drift):
-                s.tables.append(TableSpec("drift", "First half of each arm's runs (in the order they started) "
-                                          "against the second half, compliant scores", drift))
+        _extra_table(s, prep, pooled_node_table, "placement_pooled", "Node and slot pooled over pairings (scores "
+                     "centred within pairing and task; permutation p from 10,000 shuffles)")
+        _extra_table(s, prep, drift_table, "drift", "First half of each arm's runs (in the order they started) "
+                     "against the second half, compliant scores")
     return s
 
 
