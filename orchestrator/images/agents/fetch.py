@@ -364,25 +364,32 @@ def ensure_npm_closure(adapter: Adapter, line: LockLine, cache: Path, lock_path:
         src = cacache_path(cache, e.integrity)
         files[src.relative_to(cache).as_posix()] = src
     if wheels:
-        downloaded += _ensure_wheels(wheels, folder / "requirements.txt", cache, adapter.name)
-        files.update(_wheel_files(wheels, cache / "wheels") or {})
-        files["requirements.txt"] = folder / "requirements.txt"
+        wheel_files, got = _ensure_wheels(wheels, folder / "requirements.txt", cache, adapter.name)
+        files.update(wheel_files)
+        downloaded += got
     return Closure("npm", closure_digest(packages, wheels), files,
                    tuple(f"{e.name}@{e.version}" for e in entries) + tuple(sorted(wheels)), downloaded_bytes=downloaded)
 
 
-def _ensure_wheels(wheels: Mapping[str, str], requirements: Path, cache: Path, name: str) -> int:
-    """Download the hash-pinned wheels a committed requirements.txt names, when not in the store already."""
-    if _wheel_files(wheels, cache / "wheels") is not None:
-        return 0
-    got, work = _download_wheels(("-r", str(requirements)), None, cache, deps=False,
-                                 what=f"downloading {name}'s locked wheels")
-    try:
-        if got != dict(wheels):
-            raise ImageError(f"{requirements}: pip downloaded {sorted(got)}, the lock names {sorted(wheels)}")
-        return _store_wheels(wheels, work, cache / "wheels")
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+def _ensure_wheels(wheels: Mapping[str, str], requirements: Path, cache: Path,
+                   name: str) -> tuple[dict[str, Path], int]:
+    """The hash-pinned wheels a committed requirements.txt names (build-context path -> file, requirements.txt
+    included), downloaded when not in the store already; and the bytes downloaded."""
+    downloaded = 0
+    if _wheel_files(wheels, cache / "wheels") is None:
+        got, work = _download_wheels(("-r", str(requirements)), None, cache, deps=False,
+                                     what=f"downloading {name}'s locked wheels")
+        try:
+            if got != dict(wheels):
+                raise ImageError(f"{requirements}: pip downloaded {sorted(got)}, the lock names {sorted(wheels)}")
+            downloaded = _store_wheels(wheels, work, cache / "wheels")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    files = _wheel_files(wheels, cache / "wheels")
+    if files is None:
+        raise ImageError(f"the wheels of {name} are incomplete right after fetching them")
+    files["requirements.txt"] = requirements
+    return files, downloaded
 
 
 # --- pip closures ----------------------------------------------------------------------------------------
@@ -402,9 +409,5 @@ def ensure_pip_closure(adapter: Adapter, line: LockLine, cache: Path, lock_path:
     wheels = read_pip_lock(adapter, line, lock_path)
     requirements = locked_files(lock_path, adapter.name) / "requirements.txt"
     with timed(log, "agents.fetch_pip", agent=adapter.name):
-        downloaded = _ensure_wheels(wheels, requirements, cache, adapter.name)
-    files = _wheel_files(wheels, cache / "wheels")
-    if files is None:
-        raise ImageError(f"the wheel closure of {adapter.name} is incomplete right after fetching it")
-    files["requirements.txt"] = requirements
+        files, downloaded = _ensure_wheels(wheels, requirements, cache, adapter.name)
     return Closure("pip", pip_digest(wheels), files, tuple(sorted(wheels)), downloaded_bytes=downloaded)

@@ -74,12 +74,10 @@ def _versions(folder: Path) -> dict[str, str]:
 
 
 def _rewrite_line(lock_path: Path, new: LockLine) -> None:
-    text = lock_path.read_text().splitlines(keepends=True)
+    """Replace the agent's line (lock_agent checked it exists), keeping every other line as written."""
     pattern = re.compile(rf"^{re.escape(new.name)}\s")
-    lines = [new.render() + "\n" if pattern.match(row) else row for row in text]
-    if lines == text and not any(pattern.match(row) for row in text):
-        lines.append(new.render() + "\n")
-    lock_path.write_text("".join(lines))
+    rows = lock_path.read_text().splitlines(keepends=True)
+    lock_path.write_text("".join(new.render() + "\n" if pattern.match(row) else row for row in rows))
 
 
 def lock_agent(adapter: Adapter, agents_dir: Path, cache: Path, before: str | None = None) -> LockChange:
