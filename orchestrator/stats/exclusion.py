@@ -18,7 +18,7 @@ pseudo-labels) is reported by the audit but is not part of the default exclusion
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:  # numpy is imported inside the functions: the CLI parser imports `Exclusion`
     import numpy as np
@@ -35,6 +35,18 @@ CLEAR = "clear"
 UNANALYSABLE = "unanalysable"
 
 
+_E = TypeVar("_E", bound=StrEnum)
+
+
+def _choice(cls: type[_E], value: str | _E, what: str) -> _E:
+    """`cls(value)`, or a ValueError naming `what` and every choice."""
+    try:
+        return cls(value)
+    except ValueError:
+        choices = ", ".join(e.value for e in cls)
+        raise ValueError(f"unknown {what} {value!r}; choose one of: {choices}") from None
+
+
 class Unanalysable(StrEnum):
     """How a rule's `unanalysable` verdict counts under an exclusion (the study's choice)."""
 
@@ -47,11 +59,7 @@ class Unanalysable(StrEnum):
 
     @classmethod
     def parse(cls, value: str | Unanalysable) -> Unanalysable:
-        try:
-            return cls(value)
-        except ValueError:
-            choices = ", ".join(e.value for e in cls)
-            raise ValueError(f"unknown treatment of unanalysable {value!r}; choose one of: {choices}") from None
+        return _choice(cls, value, "treatment of unanalysable")
 
 
 class Exclusion(StrEnum):
@@ -78,11 +86,7 @@ class Exclusion(StrEnum):
 
     @classmethod
     def parse(cls, value: str | Exclusion) -> Exclusion:
-        try:
-            return cls(value)
-        except ValueError:
-            choices = ", ".join(e.value for e in cls)
-            raise ValueError(f"unknown exclusion {value!r}; choose one of: {choices}") from None
+        return _choice(cls, value, "exclusion")
 
 
 def verdicts(values: ArrayLike, name: str, unanalysable: str | Unanalysable = Unanalysable.FLAGGED
