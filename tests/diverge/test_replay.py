@@ -116,3 +116,48 @@ def test_first_difference_classes() -> None:
     assert first_difference(a, Answer("hello", (("Bash", '{"command":"la"}'),), "tool_use")) == \
         {"class": "tool_arguments", "tool": 0, "position": 13}
     assert first_difference(a, Answer("hello", a.tools, "end_turn"))["class"] == "stop_reason"
+
+
+def test_cli_replay_stores_its_own_row(setup, capsys: pytest.CaptureFixture[str]) -> None:
+    """`sbx replay` end to end: the run's transcript from the artifact store, the replays' transcript stored,
+    one `replays` row in the ledger, the run's own model usage untouched."""
+    from orchestrator.artifacts import ArtifactStore
+    from orchestrator.cli import main
+    from orchestrator.home import Home
+    from orchestrator.ledger import Ledger, ModelUsage
+    from tests.ledger.ledger_helpers import plan
+
+    gw, standin, tmp = setup
+    records = _original(gw, tmp)
+    url = gw.gateway.endpoints["anthropic"].base_url
+    home = Home.from_env(str(tmp / "home"))
+    store = ArtifactStore(home.artifacts_dir)
+    usage = ModelUsage(endpoint="anthropic", api="anthropic", model="m", calls=1, ok=1,
+                       cost_usd=records[0]["cost_usd"], transcript_sha256=store.put_file(tmp / "orig.jsonl.gz"),
+                       closed=True)
+    with Ledger(home.ledger_path, create=True) as ledger:
+        run_id = plan(ledger)
+        ledger.save_model_usage(run_id, usage)
+    (tmp / "endpoints.yaml").write_text(
+        f"endpoints:\n  - name: anthropic\n    api: anthropic\n    base_url: {url}\n    key_env: SBX_TEST_KEY\n"
+        "    run_headers: true\n    models: [m]\n")
+    (tmp / "cards").mkdir()
+    (tmp / "cards" / "2026-11-30.yaml").write_text(
+        "date: 2026-11-30\nmodels:\n  m: {input: 3.0, cached_input: 0.3, cache_write: 3.75, output: 15.0}\n")
+    argv = ["--home", str(tmp / "home"), "replay", run_id, "--call", "0", "--times", "10", "--limit-usd", "0.01",
+            "--endpoints", str(tmp / "endpoints.yaml"), "--ratecards", str(tmp / "cards"), "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    (call,) = out["calls"]
+    assert call["ok"] == 10 and call["distinct"] in (1, 2) and out["transcript"]
+    with Ledger(home.ledger_path) as ledger:
+        (row,) = ledger.replays(run_id)
+        assert row.call_indices == (0,) and row.times == 10 and row.calls == 10
+        assert row.cost_usd == pytest.approx(out["cost_usd"]) and row.summary["calls"][0]["distinct"] == call["distinct"]
+        assert ledger.model_usage(run_id) == usage
+    assert len(read_transcript(store.get_path(out["transcript"]))) == 10
+    # a limit under the expected cost is refused before any call
+    small = [("0.000001" if a == "0.01" else a) for a in argv]
+    assert main(small) == 2
+    with Ledger(home.ledger_path) as ledger:
+        assert len(ledger.replays(run_id)) == 1
