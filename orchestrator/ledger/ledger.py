@@ -39,7 +39,7 @@ from orchestrator.failures import (
     LedgerUnavailable,
     RunNotFound,
 )
-from orchestrator.ledger import audits, db, diverge, model_usage, outcomes, replays, scores, transfer
+from orchestrator.ledger import audits, db, diverge, judge_verdicts, model_usage, outcomes, replays, scores, transfer
 from orchestrator.ledger.audits import AuditRow
 from orchestrator.ledger.diverge import FiledDefinitions, StoredAnalysis
 from orchestrator.ledger.fields import (
@@ -587,6 +587,19 @@ class Ledger:
         """The replays of a run's calls, oldest first."""
         with self._read() as conn:
             return replays.load(conn, run_id)
+
+    def save_judge_verdict(self, verdict: judge_verdicts.JudgeVerdict) -> None:
+        """Store (or replace) a judge's verdict on a run: its own row and cost, never the agent's usage."""
+        check_finite("cost_usd", verdict.cost_usd)
+        verdict = dataclasses.replace(verdict, judge=clean_text(verdict.judge, 80), model=clean_text(verdict.model, 200))
+        with self._write() as conn:
+            self._run_row(conn, verdict.run_id)
+            judge_verdicts.save(conn, verdict)
+
+    def judge_verdicts(self, run_ids: list[str] | None = None) -> list[judge_verdicts.JudgeVerdict]:
+        """Judges' verdicts, of `run_ids` or of every run."""
+        with self._read() as conn:
+            return judge_verdicts.load(conn, run_ids)
 
     # --- pass/fail outcomes of tests tasks (ledger/outcomes.py) ---------------------------------------
 
