@@ -22,7 +22,8 @@ def _study() -> pd.DataFrame:
             tests = i < passes
             judge = tests or i < passes + missed
             rows.append({"pairing": pairing, "task": f"t{i % 5}", "repeat": i // 5, "outcome": tests,
-                         "judge_outcome": judge, "cost_usd": 0.1})
+                         "judge_outcome": judge, "cost_usd": 0.1,
+                         "judge_cost_usd": 0.002 if pairing == "a/x" else 0.004})
     return pd.DataFrame(rows)
 
 
@@ -41,6 +42,7 @@ def test_judge_section_numbers(tmp_path: Path) -> None:
         assert row.kappa == pytest.approx(cohen_kappa_score(df.outcome, df.judge_outcome), abs=1e-12)
         ref = cohens_kappa(pd.crosstab(df.outcome, df.judge_outcome).to_numpy())
         assert (row.kappa_low, row.kappa_high) == (pytest.approx(ref.kappa_low), pytest.approx(ref.kappa_upp))
+    assert a.cost_per_verdict_usd == pytest.approx(0.002) and total.cost_per_verdict_usd == pytest.approx(0.003)
     gaps = pd.read_csv(paths.tables["judge_gap_bias"]).iloc[0]
     # tests: 0.50 - 0.30 = 0.20; judge: 0.70 - 0.35 = 0.35; the judge overstates the gap by 0.15
     assert (gaps.gap_by_tests, gaps.gap_by_judge, gaps.gap_bias) == (pytest.approx(0.2), pytest.approx(0.35),
