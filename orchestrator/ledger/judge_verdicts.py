@@ -59,6 +59,12 @@ def save(conn: sqlite3.Connection, v: JudgeVerdict) -> None:
 
 
 def load(conn: sqlite3.Connection, run_ids: list[str] | None = None) -> list[JudgeVerdict]:
-    rows = conn.execute("SELECT * FROM judge_verdicts ORDER BY run_id, judge").fetchall()
-    out = [JudgeVerdict(**{c: (bool(r[c]) if c == "diff_cut" else r[c]) for c in _COLS}) for r in rows]
-    return out if run_ids is None else [v for v in out if v.run_id in set(run_ids)]
+    if run_ids is None:
+        rows = conn.execute("SELECT * FROM judge_verdicts ORDER BY run_id, judge").fetchall()
+    else:
+        rows = []
+        for i in range(0, len(run_ids), 500):  # under SQLite's bound on parameters
+            chunk = run_ids[i:i + 500]
+            rows += conn.execute(f"SELECT * FROM judge_verdicts WHERE run_id IN ({', '.join('?' * len(chunk))}) "
+                                 "ORDER BY run_id, judge", chunk).fetchall()
+    return [JudgeVerdict(**{c: (bool(r[c]) if c == "diff_cut" else r[c]) for c in _COLS}) for r in rows]

@@ -16,6 +16,7 @@ from orchestrator.gateway.service import GatewayThread
 from orchestrator.ledger import Ledger
 from orchestrator.ledger.judge_verdicts import JudgeVerdict
 from orchestrator.model import Scenario, StandIn, read_log, serve_in_thread
+from orchestrator.run.record import run_row
 from orchestrator.scoring.judge import build_prompt, judge_run, parse_verdict
 from orchestrator.specs.endpoints import RateCard, RateCards
 from orchestrator.specs.judge import JudgeSpec
@@ -73,6 +74,8 @@ def test_judge_against_tests_matches_standin_log(judge_gw, tmp_path: Path) -> No
                                                call.prompt.diff_cut, call.usage["input"], call.usage["output"],
                                                call.cost_usd, None, 0.0))
         assert ledger.model_usage(run_id) is None      # the agent's usage row is not the judge's
+        row = run_row(ledger, run_id)                   # what the report reads: the judge's verdict and cost
+        assert row["judge_outcome"] is call.passed and row["judge_cost_usd"] == call.cost_usd
         pairs.append((tests_passed, call.passed))
         cost += call.cost_usd or 0.0
     log = read_log(tmp_path / "judge.jsonl")
