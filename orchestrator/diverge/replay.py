@@ -12,10 +12,9 @@ each answer that differs the first difference (which part, its class and the cha
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
