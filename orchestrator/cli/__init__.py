@@ -56,6 +56,7 @@ _GROUPS = (
     "orchestrator.cli.diverge",
     "orchestrator.cli.show",
     "orchestrator.cli.transcript",
+    "orchestrator.cli.replay",
     "orchestrator.cli.run",
     "orchestrator.cli.audit",
     "orchestrator.cli.study",

@@ -24,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     serve.add_argument("--seed", type=int, default=0, help="run seed when a request names none (default 0)")
     serve.add_argument("--event-delay-ms", type=float, default=0.0,
                        help="pause between the events of a stream, to mimic a model generating (default 0)")
+    serve.add_argument("--vary", action="store_true",
+                       help="draw each request's variant anew (seeded by the run seed and its arrival number), so a "
+                       "replayed request can get another answer; the call log says which (sbx replay's ground truth)")
     serve.set_defaults(handler=_serve)
 
 
@@ -35,7 +38,7 @@ def _serve(args: argparse.Namespace) -> int:
     from orchestrator.model import StandIn, load_scenario
 
     standin = StandIn(load_scenario(args.scenario), log_path=args.call_log, seed=args.seed,
-                      event_delay_s=args.event_delay_ms / 1000)
+                      event_delay_s=args.event_delay_ms / 1000, vary=args.vary)
 
     async def main() -> int:
         # the stop signals are taken by the loop itself (not sbx's handler, which raises wherever the main

@@ -39,7 +39,7 @@ from orchestrator.failures import (
     LedgerUnavailable,
     RunNotFound,
 )
-from orchestrator.ledger import audits, db, diverge, model_usage, outcomes, scores, transfer
+from orchestrator.ledger import audits, db, diverge, judge_verdicts, model_usage, outcomes, replays, scores, transfer
 from orchestrator.ledger.audits import AuditRow
 from orchestrator.ledger.diverge import FiledDefinitions, StoredAnalysis
 from orchestrator.ledger.fields import (
@@ -572,6 +572,34 @@ class Ledger:
         """The run's model usage, or None for a run that made no model calls through a gateway."""
         with self._read() as conn:
             return model_usage.load(conn, run_id)
+
+    # --- replays (ledger/replays.py; issue 26) --------------------------------------------------------
+
+    def save_replay(self, row: replays.ReplayRow) -> None:
+        """Store one `sbx replay` of a run's calls: its own row, never the agent's `model_usage`."""
+        check_finite("cost_usd", row.cost_usd)
+        row = dataclasses.replace(row, summary=json.loads(dumps_detail(row.summary, "a replay's summary")))
+        with self._write() as conn:
+            self._run_row(conn, row.run_id)
+            replays.save(conn, row)
+
+    def replays(self, run_id: str) -> list[replays.ReplayRow]:
+        """The replays of a run's calls, oldest first."""
+        with self._read() as conn:
+            return replays.load(conn, run_id)
+
+    def save_judge_verdict(self, verdict: judge_verdicts.JudgeVerdict) -> None:
+        """Store (or replace) a judge's verdict on a run: its own row and cost, never the agent's usage."""
+        check_finite("cost_usd", verdict.cost_usd)
+        verdict = dataclasses.replace(verdict, judge=clean_text(verdict.judge, 80), model=clean_text(verdict.model, 200))
+        with self._write() as conn:
+            self._run_row(conn, verdict.run_id)
+            judge_verdicts.save(conn, verdict)
+
+    def judge_verdicts(self, run_ids: list[str] | None = None) -> list[judge_verdicts.JudgeVerdict]:
+        """Judges' verdicts, of `run_ids` or of every run."""
+        with self._read() as conn:
+            return judge_verdicts.load(conn, run_ids)
 
     # --- pass/fail outcomes of tests tasks (ledger/outcomes.py) ---------------------------------------
 

@@ -65,9 +65,12 @@ class StandIn:
     """A scripted model. Use `await start_tcp()` / `start_unix()` in an event loop, or `serve_in_thread`."""
 
     def __init__(self, scenario: Scenario, *, log_path: Path | None = None, seed: int = 0,
-                 event_delay_s: float = 0.0) -> None:
+                 event_delay_s: float = 0.0, vary: bool = False) -> None:
         self.scenario = scenario
         self.seed = seed
+        #: replay ground truth (issue 26): each request draws its own seed from (run seed, arrival number), so
+        #: the same bytes sent again may get another variant; the log's `seed`/`variant` say which it got
+        self.vary = vary
         self.event_delay_s = event_delay_s
         self.faults: deque[Fault] = deque()
         self.calls = 0
@@ -144,6 +147,9 @@ class StandIn:
         except (ValueError, TypeError, KeyError, AttributeError) as exc:
             return web.json_response(error_body(api, 400, f"stand-in cannot read the request: {exc}"), status=400)
         seed = self._seed(request, conv.model)
+        if self.vary:
+            digest = hashlib.sha256(f"sbx-standin-vary:{seed}:{self.calls}".encode()).digest()
+            seed = int.from_bytes(digest[:6], "big")
         reply = decide(conv, self.scenario, seed)
         fault = self.faults.popleft() if self.faults else None
         self.calls += 1

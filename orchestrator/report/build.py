@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from orchestrator.report import binary_tables as bt
-from orchestrator.report import cost_tables, effects, figures, keep_tables, tables, task_grid
+from orchestrator.report import cost_tables, effects, figures, judge, keep_tables, tables, task_grid
 from orchestrator.report.placement import (
     PLACEMENT_COLUMNS,
     drift_table,
@@ -410,14 +410,7 @@ _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
     ),
     _budget,
     _placement,
-    _simple(
-        "judge",
-        "Judge agreement",
-        ("judge_outcome", "outcome"),
-        "Cohen's kappa of the judge's pass/fail against the tests' outcome.",
-        "judge_kappa",
-        bt.kappa_table,
-    ),
+    judge.section,  # issue 26: orchestrator/report/judge.py
 )
 
 

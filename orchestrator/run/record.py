@@ -88,6 +88,7 @@ def _row(ledger: Ledger, run: RunRecord, experiments: list[dict[str, Any]]) -> d
     m = ledger.model_usage(run.run_id)
     o = ledger.outcome(run.run_id)
     passed, outcome_reason = _outcome(run, o)
+    judged = ledger.judge_verdicts([run.run_id])[:1]  # issue 26: the first judge's verdict, its own cost
     return {
         # the runs table's columns (orchestrator/report/runs_table.py), in its order
         "pairing": run.pairing, "agent": run.agent, "model": run.model, "task": run.task, "repeat": run.repeat,
@@ -114,6 +115,8 @@ def _row(ledger: Ledger, run: RunRecord, experiments: list[dict[str, Any]]) -> d
         "outcome_reason": outcome_reason, "grade_repeats": o.repeats if o else None,
         "gradings_passed": sum(g.passed for g in o.gradings) if o else None,
         "gradings_agree": o.agree if o else None, "flaky_tests": len(o.flaky) if o else None,
+        "judge_outcome": (judged[0].verdict == "pass" if judged and judged[0].verdict else None),
+        "judge_cost_usd": judged[0].cost_usd if judged else None,
         "run_id": run.run_id, "study_id": run.study_id, "study_name": run.study_name,
         "budget_name": run.budget_name, "attempt": run.attempt, "retry_of": run.retry_of,
         "failure_reason": run.failure_reason, "stop_reason": run.stop_reason,

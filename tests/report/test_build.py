@@ -99,7 +99,7 @@ def test_same_seed_same_tables(tmp_path: Path) -> None:
 
 def test_pass_fail_study_report(tmp_path: Path, pass_fail_study: pd.DataFrame) -> None:
     paths = build_report(pass_fail_study, tmp_path, seed=0)
-    assert {"pass_rates", "pass_k", "variance", "paired", "judge_kappa", "cost"} <= set(paths.tables)
+    assert {"pass_rates", "pass_k", "variance", "paired", "judge_agreement", "judge_gap_bias", "cost"} <= set(paths.tables)
     assert set(paths.figures) == {"pass_k", "task_pass_rates"}
     pk = pd.read_csv(paths.tables["pass_k"])
     assert (pk.groupby("pairing")["pass_at_k"].diff().dropna() >= 0).all()

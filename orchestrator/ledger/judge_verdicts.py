@@ -1,0 +1,70 @@
+"""Judge verdicts in the ledger (issue 26): one row per (run, judge), apart from the agent's `model_usage`.
+
+A judge's calls go through the gateway on a socket of their own (run id `<run>.judge.<name>`), so their
+tokens and cost are the judge's, recorded here, never added to the agent's. `verdict` is 'pass', 'fail' or
+NULL (the answer did not end in a line the parse rule reads: unparsed, never counted as a pass).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+SCHEMA = """
+CREATE TABLE judge_verdicts (
+    run_id             TEXT NOT NULL REFERENCES runs(run_id),
+    judge              TEXT NOT NULL,
+    endpoint           TEXT NOT NULL,
+    model              TEXT NOT NULL,
+    verdict            TEXT CHECK (verdict IN ('pass', 'fail')),
+    outcome            TEXT NOT NULL,
+    diff_bytes         INTEGER NOT NULL CHECK (diff_bytes >= 0),
+    diff_cut           INTEGER NOT NULL CHECK (diff_cut IN (0, 1)),
+    input_tokens       INTEGER NOT NULL DEFAULT 0,
+    output_tokens      INTEGER NOT NULL DEFAULT 0,
+    cost_usd           REAL,
+    transcript_sha256  TEXT,
+    created_at         REAL NOT NULL,
+    PRIMARY KEY (run_id, judge)
+) STRICT;
+"""
+
+
+@dataclass(frozen=True)
+class JudgeVerdict:
+    run_id: str
+    judge: str
+    endpoint: str
+    model: str
+    verdict: str | None
+    outcome: str
+    diff_bytes: int
+    diff_cut: bool
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float | None
+    transcript_sha256: str | None
+    created_at: float
+
+
+_COLS = ("run_id", "judge", "endpoint", "model", "verdict", "outcome", "diff_bytes", "diff_cut", "input_tokens",
+         "output_tokens", "cost_usd", "transcript_sha256", "created_at")
+
+
+def save(conn: sqlite3.Connection, v: JudgeVerdict) -> None:
+    values = [getattr(v, c) for c in _COLS]
+    values[_COLS.index("diff_cut")] = int(v.diff_cut)
+    conn.execute(f"INSERT OR REPLACE INTO judge_verdicts ({', '.join(_COLS)}) VALUES ({', '.join('?' * len(_COLS))})",
+                 values)
+
+
+def load(conn: sqlite3.Connection, run_ids: list[str] | None = None) -> list[JudgeVerdict]:
+    if run_ids is None:
+        rows = conn.execute("SELECT * FROM judge_verdicts ORDER BY run_id, judge").fetchall()
+    else:
+        rows = []
+        for i in range(0, len(run_ids), 500):  # under SQLite's bound on parameters
+            chunk = run_ids[i:i + 500]
+            rows += conn.execute(f"SELECT * FROM judge_verdicts WHERE run_id IN ({', '.join('?' * len(chunk))}) "
+                                 "ORDER BY run_id, judge", chunk).fetchall()
+    return [JudgeVerdict(**{c: (bool(r[c]) if c == "diff_cut" else r[c]) for c in _COLS}) for r in rows]

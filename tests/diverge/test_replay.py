@@ -1,0 +1,163 @@
+"""sbx replay (issue 26) against the stand-in's logged ground truth: a seeded-variation call replayed K times
+through the real gateway; its distinct answers, identical share and first-difference positions equal the
+stand-in's log. And what it refuses: a call with no stored body, a spend limit too small."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from orchestrator.diverge.replay import first_difference, replay_calls, stored_request, Answer
+from orchestrator.failures import ConfigError
+from orchestrator.gateway.limits import ModelLimits
+from orchestrator.gateway.server import Gateway
+from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.transcript import read_transcript
+from orchestrator.model import Scenario, StandIn, read_log, serve_in_thread
+from tests.gateway.conftest import KEY, PRICE, RUN_DATE, endpoints_for
+from tests.model.conftest import SCENARIO
+from orchestrator.specs.endpoints import RateCard, RateCards
+
+K = 50
+#: a conversation at step 1 of SCENARIO (one tool call made): the step with a p=0.5 variant
+BODY = json.dumps({
+    "model": "m", "max_tokens": 256,
+    "tools": [{"name": "Bash", "input_schema": {"type": "object", "properties": {"command": {"type": "string"}},
+                                                 "required": ["command"]}}],
+    "messages": [{"role": "user", "content": "tune it"},
+                 {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "Bash",
+                                                    "input": {"command": "./run_experiment"}}]},
+                 {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": "0.31"}]}],
+}).encode()
+
+
+@pytest.fixture
+def setup(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("SBX_TEST_KEY", KEY)
+    standin = StandIn(Scenario.model_validate(SCENARIO), log_path=tmp_path / "standin.jsonl", seed=11, vary=True)
+    cards = RateCards([(Path("c.yaml"), RateCard(date=RUN_DATE, models={"m": PRICE}))])
+    with serve_in_thread(standin) as url:
+        with GatewayThread(Gateway(endpoints_for(url), socket_root=tmp_path / "sock", ratecards=cards)) as gw:
+            yield gw, standin, tmp_path
+
+
+def _original(gw: GatewayThread, tmp: Path) -> list[dict]:
+    """One agent call through the gateway: the stored call 0 of run `orig`."""
+    sock = gw.open_run("orig", "anthropic", "m", ModelLimits(), tmp / "orig.jsonl.gz", run_date=RUN_DATE)
+
+    async def call() -> None:
+        async with aiohttp.ClientSession(connector=aiohttp.UnixConnector(path=str(sock))) as s:
+            async with s.post("http://sandbox/v1/messages", data=BODY,
+                              headers={"x-api-key": "dummy", "anthropic-version": "2023-06-01",
+                                       "content-type": "application/json"}) as r:
+                assert r.status == 200, await r.text()
+
+    import asyncio
+    asyncio.run(call())
+    gw.close_run("orig")
+    return read_transcript(tmp / "orig.jsonl.gz")
+
+
+def test_replay_matches_standin_log(setup) -> None:
+    gw, standin, tmp = setup
+    records = _original(gw, tmp)
+    target, body, headers = stored_request(records[0])
+    assert body == BODY and target == "/v1/messages" and "x-api-key" not in headers
+    results, totals = replay_calls(gw, records, [0], K, endpoint="anthropic", model="m", limit_usd=1.0,
+                                   transcript_path=tmp / "replay.jsonl.gz", run_id="replay-1")
+    (r,) = results
+    log = read_log(tmp / "standin.jsonl")
+    assert len(log) == 1 + K and all(line["request_sha256"] == log[0]["request_sha256"] for line in log)
+    truth = [json.dumps(line["arguments"], sort_keys=True, separators=(",", ":")) for line in log]
+    variants = [line["variant"] for line in log]
+    assert r.ok == K and r.distinct == len(set(truth[1:])) == len(set(variants[1:])) == 2
+    assert r.identical_to_original == sum(v == variants[0] for v in variants[1:])
+    differing = [t for t, v in zip(truth[1:], variants[1:]) if v != variants[0]]
+    expected_pos = [len(os.path.commonprefix([truth[0], t])) for t in differing]
+    assert r.first_positions == expected_pos and r.differences == {"tool_arguments": len(differing)}
+    print(f"\nreplay K={K}: distinct {r.distinct}, identical {r.identical_to_original}/{K}, variants "
+          f"{sum(v == -1 for v in variants[1:])} step / {sum(v == 0 for v in variants[1:])} variant, "
+          f"first diff at {sorted(set(expected_pos))}, cost ${totals.cost_usd:.6f}")
+    # the cost is the gateway's, and equals the stand-in's logged usage priced at the card (output differs by variant)
+    def priced(u: dict) -> float:
+        return ((u["input"] - u["cached_input"]) * PRICE.input + u["cached_input"] * PRICE.cached_input
+                + u["output"] * PRICE.output) / 1e6
+    assert totals.cost_usd == pytest.approx(sum(priced(line["usage"]) for line in log[1:]))
+    assert r.cost_usd == pytest.approx(totals.cost_usd) and totals.refused == 0
+    assert r.tokens["input"] == K * records[0]["usage"]["input"]
+    assert r.tokens["output"] == sum(line["usage"]["output"] for line in log[1:])
+
+
+def test_replay_refuses(setup) -> None:
+    gw, standin, tmp = setup
+    records = _original(gw, tmp)
+    with pytest.raises(ConfigError, match="over the spend limit"):
+        replay_calls(gw, records, [0], K, endpoint="anthropic", model="m", limit_usd=records[0]["cost_usd"] * 10,
+                     transcript_path=tmp / "r.jsonl.gz")
+    cut = dict(records[0], request={"headers": {}, "truncated": 123})
+    with pytest.raises(ConfigError, match="no stored request body"):
+        replay_calls(gw, [cut], [0], 1, endpoint="anthropic", model="m", limit_usd=1.0,
+                     transcript_path=tmp / "r.jsonl.gz")
+    with pytest.raises(ConfigError, match="no call 7"):
+        replay_calls(gw, records, [7], 1, endpoint="anthropic", model="m", limit_usd=1.0,
+                     transcript_path=tmp / "r.jsonl.gz")
+    assert len(read_log(tmp / "standin.jsonl")) == 1  # nothing was sent
+
+
+def test_first_difference_classes() -> None:
+    a = Answer("hello", (("Bash", '{"command":"ls"}'),), "tool_use")
+    assert first_difference(a, a) is None
+    assert first_difference(a, Answer("help", a.tools, "tool_use")) == {"class": "text", "tool": None, "position": 3}
+    assert first_difference(a, Answer("hello", (("bash", "{}"),), "tool_use"))["class"] == "tool_call"
+    assert first_difference(a, Answer("hello", (("Bash", '{"command":"la"}'),), "tool_use")) == \
+        {"class": "tool_arguments", "tool": 0, "position": 13}
+    assert first_difference(a, Answer("hello", a.tools, "end_turn"))["class"] == "stop_reason"
+
+
+def test_cli_replay_stores_its_own_row(setup, capsys: pytest.CaptureFixture[str]) -> None:
+    """`sbx replay` end to end: the run's transcript from the artifact store, the replays' transcript stored,
+    one `replays` row in the ledger, the run's own model usage untouched."""
+    from orchestrator.artifacts import ArtifactStore
+    from orchestrator.cli import main
+    from orchestrator.home import Home
+    from orchestrator.ledger import Ledger, ModelUsage
+    from tests.ledger.ledger_helpers import plan
+
+    gw, standin, tmp = setup
+    records = _original(gw, tmp)
+    url = gw.gateway.endpoints["anthropic"].base_url
+    home = Home.from_env(str(tmp / "home"))
+    store = ArtifactStore(home.artifacts_dir)
+    usage = ModelUsage(endpoint="anthropic", api="anthropic", model="m", calls=1, ok=1,
+                       cost_usd=records[0]["cost_usd"], transcript_sha256=store.put_file(tmp / "orig.jsonl.gz"),
+                       closed=True)
+    with Ledger(home.ledger_path, create=True) as ledger:
+        run_id = plan(ledger)
+        ledger.save_model_usage(run_id, usage)
+    (tmp / "endpoints.yaml").write_text(
+        f"endpoints:\n  - name: anthropic\n    api: anthropic\n    base_url: {url}\n    key_env: SBX_TEST_KEY\n"
+        "    run_headers: true\n    models: [m]\n")
+    (tmp / "cards").mkdir()
+    (tmp / "cards" / "2026-11-30.yaml").write_text(
+        "date: 2026-11-30\nmodels:\n  m: {input: 3.0, cached_input: 0.3, cache_write: 3.75, output: 15.0}\n")
+    argv = ["--home", str(tmp / "home"), "replay", run_id, "--call", "0", "--times", "10", "--limit-usd", "0.01",
+            "--endpoints", str(tmp / "endpoints.yaml"), "--ratecards", str(tmp / "cards"), "--json"]
+    assert main(argv) == 0
+    out = json.loads(capsys.readouterr().out)
+    (call,) = out["calls"]
+    assert call["ok"] == 10 and call["distinct"] in (1, 2) and out["transcript"]
+    with Ledger(home.ledger_path) as ledger:
+        (row,) = ledger.replays(run_id)
+        assert row.call_indices == (0,) and row.times == 10 and row.calls == 10
+        assert row.cost_usd == pytest.approx(out["cost_usd"]) and row.summary["calls"][0]["distinct"] == call["distinct"]
+        assert ledger.model_usage(run_id) == usage
+    assert len(read_transcript(store.get_path(out["transcript"]))) == 10
+    # a limit under the expected cost is refused before any call
+    small = [("0.000001" if a == "0.01" else a) for a in argv]
+    assert main(small) == 2
+    with Ledger(home.ledger_path) as ledger:
+        assert len(ledger.replays(run_id)) == 1
