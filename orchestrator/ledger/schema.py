@@ -343,6 +343,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("outcomes", outcomes.SCHEMA),  # pass/fail outcomes of tests tasks: per run, per grading, per test
     Migration("scoring_integrity", _SCORING_INTEGRITY),  # sbx-computed eval score, CPU limit, withheld files
     Migration("audits_unanalysable", _AUDITS_V3),  # the audit's `unanalysable` verdict
-    Migration("replays_issue26", replays.SCHEMA),  # issue 26: `sbx replay` rows, apart from the agent's usage
-    Migration("judge_verdicts_issue26", judge_verdicts.SCHEMA),  # issue 26: a judge's verdict per run, its own cost
+    Migration("replays", replays.SCHEMA),  # issue 26: `sbx replay` rows, apart from the agent's usage
+    Migration("judge_verdicts", judge_verdicts.SCHEMA),  # issue 26: a judge's verdict per run, its own cost
 )
