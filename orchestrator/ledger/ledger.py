@@ -503,6 +503,18 @@ class Ledger:
             ).fetchall()
         return [ExperimentRecord.from_row(r) for r in rows]
 
+    def delivered_eval_scores(self, study_id: str) -> dict[str, float]:
+        """run id -> the eval score the last experiment on its delivered train.py printed (within [0, 1]), for
+        every run of one study that has one: one query for the study, where `run/record.py` read each run's
+        experiments in a transaction of its own (issue 23)."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT e.run_id, e.eval_score FROM experiments e JOIN runs r ON r.run_id = e.run_id"
+                " WHERE r.study_id = ? AND e.train_sha256 IS r.delivered_sha256"
+                " AND e.eval_score >= 0.0 AND e.eval_score <= 1.0 ORDER BY e.id", (study_id,)).fetchall()
+        # ordered by id, so the last experiment of each run wins, as in record.py's loop
+        return {run_id: score for run_id, score in rows}
+
     # --- scores and audits (ledger/scores.py, ledger/audits.py) ---------------------------------------
 
     def save_score(self, run_id: str, result: ScoreResult) -> None:

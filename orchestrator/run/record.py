@@ -77,10 +77,11 @@ def _rule_versions(ledger: Ledger, run_id: str) -> dict[str, str | None]:
 
 def run_row(ledger: Ledger, run_id: str) -> dict[str, Any]:
     """The flat record of one attempt (see the module docstring)."""
-    return _row(ledger, ledger.get_run(run_id), [x.to_json() for x in ledger.experiments(run_id)])
+    run = ledger.get_run(run_id)
+    return _row(ledger, run, _delivered_eval_score(run, [x.to_json() for x in ledger.experiments(run_id)]))
 
 
-def _row(ledger: Ledger, run: RunRecord, experiments: list[dict[str, Any]]) -> dict[str, Any]:
+def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[str, Any]:
     scores = ledger.scores(run.run_id)
     audits = load_records(ledger, run.run_id)
     verdicts = {a.rule: a.final_verdict for a in audits}
@@ -126,7 +127,7 @@ def _row(ledger: Ledger, run: RunRecord, experiments: list[dict[str, Any]]) -> d
         "later_ap": later.ap if later else None, "scoring_error": _scoring_error(h),
         # the agent's own eval score for what it delivered (its last experiment's printed line), else the
         # one train.py printed when the scorer retrained it: reported, never used to rank
-        "eval_score_reported": _first(_delivered_eval_score(run, experiments), h.eval_score_reported if h else None),
+        "eval_score_reported": _first(delivered_eval, h.eval_score_reported if h else None),
         "scorer_cpu_seconds": h.cpu_seconds if h else None, "scorer_cpu_limit_s": h.cpu_limit_s if h else None,
         "withheld_files": h.withheld_count if h else None, "batch_fresh_check": h.fresh_check if h else None,
         "batch_rows_checked": h.rows_checked if h else None, "batch_rows_changed": h.rows_changed if h else None,
@@ -148,7 +149,7 @@ def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
     """`run_row` plus resources, meta, events, experiments, every score and every audit record."""
     run = ledger.get_run(run_id)
     experiments = [x.to_json() for x in ledger.experiments(run_id)]
-    record = _row(ledger, run, experiments)
+    record = _row(ledger, run, _delivered_eval_score(run, experiments))
     record["resources"], record["meta"] = run.resources, run.meta
     record["events"] = [e.to_json() for e in ledger.events(run_id)]
     record["experiments"] = experiments
@@ -165,4 +166,8 @@ def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
 
 
 def study_rows(ledger: Ledger, study_id: str) -> list[dict[str, Any]]:
-    return [run_row(ledger, r.run_id) for r in ledger.list_runs(study_id=study_id)]
+    """Every attempt's `run_row` of one study. The runs and the delivered eval scores are read once for the
+    study (no second `get_run` of a run `list_runs` returned, no experiment turned into a dict); scores,
+    audits, usage and outcomes are still read per run (issue 23: not yet set-based)."""
+    delivered = ledger.delivered_eval_scores(study_id)
+    return [_row(ledger, r, delivered.get(r.run_id)) for r in ledger.list_runs(study_id=study_id)]
