@@ -105,9 +105,12 @@ def test_a_refusal_flood_costs_the_host_a_bounded_amount(attacked: dict[str, Any
     found, usage, events = attacked["found"], attacked["usage"], attacked["events"]
     flood = found["flood"]
     # refusals stop at the cap (plus one per connection open when it was reached); then the socket is gone
-    # and the forwarder answers 502, or resets the connection, without the gateway reading anything
+    # and the forwarder answers 502, or resets the connection, without the gateway reading anything. A call
+    # may also outlast the attacker's own 60 s socket timeout (8 x 4 MiB bodies on a loaded 2-core host:
+    # CI saw 2 of 293): that is the client giving up, not the gateway answering, so it is allowed; what the
+    # host pays is what the checks below bound: the refusal count and the transcript's size.
     assert MAX_REFUSALS_PER_RUN <= usage.refused <= MAX_REFUSALS_PER_RUN + FORWARDER_CONNECTIONS
-    assert set(flood) <= {"429", "502", "ConnectionResetError", "BrokenPipeError"}, flood
+    assert set(flood) <= {"429", "502", "ConnectionResetError", "BrokenPipeError", "TimeoutError"}, flood
     assert sum(n for k, n in flood.items() if k != "429") >= 20, flood
     assert [e["reason"] for e in events["model.access_ended"]] == ["refusals"]
     # no refused body is kept: the transcript is a few dozen bytes a call, not 4 MiB
