@@ -17,6 +17,7 @@ from typing import Literal
 import docker
 import docker.errors
 
+from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.failures import ImageError
 from orchestrator.log import get_logger, timed
 
@@ -72,7 +73,10 @@ def ensure_base(client: docker.DockerClient, mode: BaseMode = "auto") -> str:
 def ensure_suite_base(client: docker.DockerClient, suite: str) -> str:
     """The debootstrap base of a Debian suite, built when missing (no public image is tried)."""
     tag = debootstrap_tag(suite)
-    return tag if _exists(client, tag) else build_debootstrap_base(client, suite)
+    if _exists(client, tag):
+        return tag
+    with one_build_at_a_time(tag):
+        return tag if _exists(client, tag) else build_debootstrap_base(client, suite)
 
 
 def build_debootstrap_base(client: docker.DockerClient, suite: str = SUITE) -> str:

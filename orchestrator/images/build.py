@@ -17,6 +17,7 @@ import docker
 import docker.errors
 
 from orchestrator import paths
+from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.failures import ImageError, ImageNotBuilt
 from orchestrator.images import EXTRA, TARGETS, fleet
 from orchestrator.images.base import BaseMode, ensure_base, find_base
@@ -110,12 +111,8 @@ def build_images(
                 raise docker.errors.ImageNotFound("forced")
             image = client.images.get(tag)
         except docker.errors.ImageNotFound:
-            if target == "fleet":
-                fleet.build(client, tag, base)
-                image = client.images.get(tag)
-            else:
-                image = _docker_build(client, root, target, tag, base)
-            built = True
+            with one_build_at_a_time(tag):
+                image, built = _build_missing(client, root, target, tag, base, force)
         if target == "fleet":  # docker-compose.yml's default image names the latest fleet build
             image.tag("sbx-fleet", "latest")
         seconds = time.monotonic() - start
@@ -125,6 +122,20 @@ def build_images(
             (versions_dir / f"{tag.replace(':', '-')}.versions.txt").write_text(versions)
         results.append(BuiltImage(target, tag, image.id, image.attrs["Size"], built, seconds, versions))
     return results
+
+
+def _build_missing(client: docker.DockerClient, root: Path, target: str, tag: str, base: str,
+                   force: bool) -> tuple[docker.models.images.Image, bool]:
+    """Build `target` under the host's build lock; another process may have built it while this one waited."""
+    if not force:
+        try:
+            return client.images.get(tag), False
+        except docker.errors.ImageNotFound:
+            pass
+    if target == "fleet":
+        fleet.build(client, tag, base)
+        return client.images.get(tag), True
+    return _docker_build(client, root, target, tag, base), True
 
 
 def _docker_build(client: docker.DockerClient, root: Path, target: str, tag: str, base: str) -> docker.models.images.Image:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.failures import ImageError
 from orchestrator.log import get_logger, timed
 
@@ -64,6 +65,13 @@ def ensure_wheelhouse(lock: Path, dest: Path, python: str = "3.11") -> list[Path
     pins = pinned(lock)
     dest.mkdir(parents=True, exist_ok=True)
     if all(_present(dest).get(n) == v for n, v in pins.items()):
+        return sorted(dest.glob("*.whl"))
+    with one_build_at_a_time(str(dest)):
+        return _fill(pins, lock, dest, python)
+
+
+def _fill(pins: dict[str, str], lock: Path, dest: Path, python: str) -> list[Path]:
+    if all(_present(dest).get(n) == v for n, v in pins.items()):  # filled while this process waited
         return sorted(dest.glob("*.whl"))
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *target_args(python), "--dest", str(dest)]
     built = sdist_only(lock)

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orchestrator import paths
+from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.failures import ImageError
 from orchestrator.log import get_logger, timed
 from orchestrator.specs.task import DockerfileEnvironment, PythonEnvironment, TestsTaskSpec, normalize_name
@@ -164,7 +165,12 @@ def _ensure(client: docker.DockerClient, tag: str, force: bool, start: float,
     image = None if force else _exists(client, tag)
     built = image is None
     if image is None:
-        image = build()
+        with one_build_at_a_time(tag):
+            # another process may have built it while this one waited
+            image = None if force else _exists(client, tag)
+            built = image is None
+            if image is None:
+                image = build()
     return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
 
 

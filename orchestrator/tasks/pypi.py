@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import tarfile
 import urllib.parse
@@ -93,7 +94,9 @@ def fetch(release: Release, cache: Path) -> Path:
     if dest.is_file() and _sha256(dest) == release.sha256:
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
-    part = dest.with_suffix(dest.suffix + ".part")
+    # one .part per process: two processes fetching the same sdist at once (a study's nodes, parallel tests)
+    # must not write into one file; the last checked replace wins, with the same bytes
+    part = dest.with_name(f"{dest.name}.{os.getpid()}.part")
     with timed(log, "pypi.download", file=release.filename):
         try:
             with urllib.request.urlopen(release.url, timeout=_TIMEOUT) as resp, open(part, "wb") as out:
@@ -101,7 +104,7 @@ def fetch(release: Release, cache: Path) -> Path:
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             raise InfraError(f"downloading {release.url} failed: {exc}") from None
     if _sha256(part) != release.sha256:
-        part.unlink()
+        part.unlink(missing_ok=True)
         raise InfraError(f"{release.filename}: sha256 differs from the index's")
     part.replace(dest)
     return dest

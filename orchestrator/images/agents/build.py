@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.agents.adapters import Adapter, NpmInstall, PipInstall, get_adapter
 from orchestrator.failures import ConfigError, ImageError, ImageNotBuilt
 from orchestrator.images.agents.fetch import (
@@ -176,12 +177,19 @@ def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_ta
             image = client.images.get(tag)
             built, build_s = False, 0.0
         except docker.errors.ImageNotFound:
-            start = time.monotonic()
-            closure, toolchain = _fetch(adapter, lines, agents_dir, cache)
-            fetch_s = time.monotonic() - start
-            start = time.monotonic()
-            image = _build(client, adapter, m, closure, toolchain, tag, sandbox_tag, agents_dir, cache)
-            built, build_s = True, time.monotonic() - start
+            with one_build_at_a_time(tag):
+                try:  # another process may have built it while this one waited
+                    if force:
+                        raise docker.errors.ImageNotFound("forced") from None
+                    image = client.images.get(tag)
+                    built, build_s = False, 0.0
+                except docker.errors.ImageNotFound:
+                    start = time.monotonic()
+                    closure, toolchain = _fetch(adapter, lines, agents_dir, cache)
+                    fetch_s = time.monotonic() - start
+                    start = time.monotonic()
+                    image = _build(client, adapter, m, closure, toolchain, tag, sandbox_tag, agents_dir, cache)
+                    built, build_s = True, time.monotonic() - start
         versions = _recorded_versions(client, tag)
         results.append(AgentImage(
             name=name, version=adapter.version, tag=tag, image_id=image.id, size_bytes=image.attrs["Size"],
