@@ -16,7 +16,13 @@ from orchestrator.failures import EngineUnavailable
 
 @functools.cache
 def client() -> docker.DockerClient:
-    """A client for the engine named by DOCKER_HOST (or the local socket), checked with a ping."""
+    """A client for the engine named by DOCKER_HOST (or the local socket), checked with a ping; one per
+    process."""
+    return fresh_client()
+
+
+def fresh_client() -> docker.DockerClient:
+    """A client of its own (a worker thread's, closed by its caller), checked with a ping like `client()`."""
     try:
         c = docker.from_env(timeout=120)
         c.ping()

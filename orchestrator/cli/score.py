@@ -42,7 +42,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_json(r, "the rescore's result")
     r.add_argument("--parallel", type=int, default=2, help="scorer containers at once (default 2)")
     r.add_argument("--force", action="store_true", help="score pairs that already have a score again")
-    _option_args(r)
+    r.add_argument("--task", dest="tasks", action="append", default=[], metavar="TASK",
+                   help="a task folder (or name) for runs whose task is not shipped and has moved (repeatable)")
+    r.add_argument("--data-dir", type=Path, default=None,
+                   help="prepared data (default: each run's task's data set); the scoring options are each run's own")
     r.set_defaults(handler=_rescore)
 
 
@@ -110,14 +113,13 @@ def format_result(r: Any, what: str) -> str:
 
 
 def _rescore(args: argparse.Namespace) -> int:
-    from orchestrator.failures import UnscorableArtifact
-    from orchestrator.ledger import ScoreResult
-    from orchestrator.run.evaluate import closed_model_path, delivered_code, scorer_image
-    from orchestrator.scoring import score_repo
-    from orchestrator.scoring.rescore import Progress, rescore
+    """Each run is scored as its lifecycle scores it (orchestrator/run/rescore.py): its own task, budget
+    limits and scoring options; only the data set (and where its data lives) is chosen here."""
+    from orchestrator.run.rescore import rescore_runs
+    from orchestrator.scoring.rescore import Progress
+    from orchestrator.specs import load_task
     from orchestrator.study.export import study_id_of
 
-    where = home(args)
     if args.parallel < 1:
         raise ConfigError("rescore: --parallel must be at least 1")
     if not args.runs and not args.study:
@@ -129,43 +131,7 @@ def _rescore(args: argparse.Namespace) -> int:
                         if r.delivered_sha256 is not None and r.status in ("scored", "audited")]
         if not run_ids:
             raise ConfigError("rescore: name runs with --run RUN_ID (repeatable) or --study S")
-        runs = {r: ledger.get_run(r) for r in run_ids}
-        models = {r: closed_model_path(ledger, r) for r in run_ids}  # read here: workers do not use the ledger
-        committed: dict[str, Path | UnscorableArtifact] = {}
-
-        def artifact_dir(run_id: str) -> Path:
-            if args.artifacts is not None:
-                return args.artifacts / run_id
-            sha = runs[run_id].delivered_sha256
-            if sha is None:
-                raise ConfigError(f"run {run_id} delivered no train.py")
-            try:
-                folder, committed[run_id] = delivered_code(where, run_id, sha)
-            except UnscorableArtifact as exc:
-                committed[run_id] = exc
-                folder = where.delivered_dir(run_id)
-            return folder
-
-        task, _client, image, data_dir, options = _setup(args)
-
-        def score(run_id: str, folder: Path) -> Any:
-            import docker
-
-            train_py = committed.get(run_id)
-            if isinstance(train_py, UnscorableArtifact):
-                return ScoreResult(dataset=args.data, status="unscorable", reason=train_py.reason,
-                                   detail=train_py.detail)
-            if not folder.exists():
-                raise ConfigError(f"run {run_id}: no artifact at {folder}")
-            client = docker.from_env(timeout=120)  # one client per worker thread
-            try:
-                image = scorer_image(client, runs[run_id].image, task)
-                return score_repo(client, folder, data_dir, args.data, image=image, options=options,
-                                  run_id=run_id, mount_parent=where.mount_parent, target=task.target,
-                                  positive=task.positive_label,
-                                  eval_line=task.contract.eval_line, train_py=train_py, model=models[run_id])
-            finally:
-                client.close()
+        tasks = {t.name: t for t in map(load_task, args.tasks)}
 
         def line(p: Progress) -> str:
             if p.error:
@@ -187,12 +153,13 @@ def _rescore(args: argparse.Namespace) -> int:
                     bar.update(tid, completed=p.done, total=p.total)
                     bar.console.print(line(p))
 
-                report = rescore(ledger, run_ids, args.data, artifact_dir=artifact_dir, score=score,
-                                 parallel=args.parallel, on_progress=on_progress, force=args.force)
+                report = rescore_runs(home(args), ledger, run_ids, args.data, data_dir=args.data_dir,
+                                      artifacts=args.artifacts, parallel=args.parallel, on_progress=on_progress,
+                                      force=args.force, tasks=tasks)
         else:
-            report = rescore(ledger, run_ids, args.data, artifact_dir=artifact_dir, score=score,
-                             parallel=args.parallel, on_progress=lambda p: print(line(p), file=sys.stderr, flush=True),
-                             force=args.force)
+            report = rescore_runs(home(args), ledger, run_ids, args.data, data_dir=args.data_dir,
+                                  artifacts=args.artifacts, parallel=args.parallel, force=args.force, tasks=tasks,
+                                  on_progress=lambda p: print(line(p), file=sys.stderr, flush=True))
     if args.json:
         print_json({"dataset": args.data, "requested": report.requested, "skipped": report.skipped,
                     "scored": {k: v.to_json() for k, v in report.scored.items()}, "errors": report.errors})

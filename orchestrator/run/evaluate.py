@@ -27,7 +27,7 @@ from orchestrator.gateway.limits import ModelLimits
 from orchestrator.gateway.usage import Usage
 from orchestrator.home import Home
 from orchestrator.images import resolve_image
-from orchestrator.ledger import Ledger, RunOutcome, RunState, ScoreResult
+from orchestrator.ledger import Ledger, RunOutcome, RunRecord, RunState, ScoreResult
 from orchestrator.log import get_logger
 from orchestrator.run.context import RunContext
 from orchestrator.run.grade import grade_run
@@ -82,10 +82,9 @@ def closed_model_path(ledger: Ledger, run_id: str) -> ClosedRun | None:
                            cost=usage.cost_usd or 0.0)
 
 
-def scoring_options(ctx: RunContext, main: bool) -> ScoreOptions:
+def scoring_options(req: RunRequest, main: bool) -> ScoreOptions:
     """The run's scoring options with the scorer's limits taken from its budget. Datasets after the main
     one skip the evaluation rows and the batch check's large and fresh contexts (the main one has them)."""
-    req = ctx.request
     update = budget_limits(req.budget, req.resolved_cpuset())
     if not main:
         update |= {"eval_rows": False, "large_contexts": False, "fresh_check": False}
@@ -98,34 +97,51 @@ def artifact_failure(dataset: str, exc: BaseException) -> ScoreResult:
                        detail=clean(f"{type(exc).__name__}: {exc}", 2000))
 
 
-def score_dataset(ctx: RunContext, dataset: str) -> ScoreResult:
-    """Score the run's delivered train.py on `dataset` and store the score. Raises only for our failures."""
-    record = ctx.ledger.get_run(ctx.run_id)
-    assert record.delivered_sha256 is not None
-    req = ctx.request
-    main = dataset == req.datasets[0]
+def score_delivered(home: Home, client: docker.DockerClient, req: RunRequest, record: RunRecord, dataset: str,
+                    model: ClosedRun | None, artifact: Path | None = None) -> ScoreResult:
+    """The score of run `record`'s delivered code on `dataset`, as the run's own evaluation gives it: its
+    task, budget limits, scoring options, image, next experiment's number and closed model path. Writes
+    nothing (a rescore's workers call it beside each other); raises only for our failures. `artifact`: a
+    folder holding the code to score instead of the run's copy-out (its working tree counts as delivered)."""
+    assert record.delivered_sha256 is not None or artifact is not None
+    main = bool(req.datasets) and dataset == req.datasets[0]
     try:
-        workspace, committed = delivered_code(ctx.home, ctx.run_id, record.delivered_sha256)
-        n = max(1, min(req.budget.experiments, (record.experiments_counted or 0) + 1))
-        image = scorer_image(ctx.client, record.image, req.task)
-        result = score_repo(ctx.client, workspace, req.data_dir, dataset, image=image,
-                            mount_parent=ctx.home.mount_parent,
-                            options=scoring_options(ctx, main), run_id=ctx.run_id, target=req.task.target,
-                            positive=req.task.positive_label, eval_line=req.task.contract.eval_line,
-                            train_py=committed, experiment=n,
-                            experiments_left=max(0, req.budget.experiments - (record.experiments_counted or 0)),
-                            model=closed_model_path(ctx.ledger, ctx.run_id))
+        if artifact is None:
+            assert record.delivered_sha256 is not None
+            workspace, committed = delivered_code(home, record.run_id, record.delivered_sha256)
+        else:
+            workspace, committed = artifact, None
+        counted = record.experiments_counted or 0
+        image = scorer_image(client, record.image, req.task)
+        return score_repo(client, workspace, req.data_dir, dataset, image=image, mount_parent=home.mount_parent,
+                          options=scoring_options(req, main), run_id=record.run_id, target=req.task.target,
+                          positive=req.task.positive_label, eval_line=req.task.contract.eval_line,
+                          train_py=committed, experiment=max(1, min(req.budget.experiments, counted + 1)),
+                          experiments_left=max(0, req.budget.experiments - counted), model=model)
     except UnscorableArtifact as exc:
-        result = ScoreResult(dataset=dataset, status="unscorable", reason=exc.reason, detail=clean(exc.detail) or None)
+        return ScoreResult(dataset=dataset, status="unscorable", reason=exc.reason, detail=clean(exc.detail) or None)
     except SbxError:
         raise
     except Exception as exc:  # noqa: BLE001 - not ours by type: what the artifact holds broke the scoring
-        log.error("score.artifact_error", run_id=ctx.run_id, dataset=dataset, error=repr(exc)[:500], exc_info=True)
-        result = artifact_failure(dataset, exc)
-    ctx.ledger.save_score(ctx.run_id, result)
+        log.error("score.artifact_error", run_id=record.run_id, dataset=dataset, error=repr(exc)[:500],
+                  exc_info=True)
+        return artifact_failure(dataset, exc)
+
+
+def save_score(ledger: Ledger, run_id: str, result: ScoreResult) -> None:
+    """Store a score, with a `score_withheld` event when the scorer withheld files of the artifact."""
+    ledger.save_score(run_id, result)
     if result.withheld_count:
-        ctx.event("score_withheld", {"dataset": dataset, "count": result.withheld_count,
-                                     "first": [w["path"] for w in _withheld(result)[:20]]})
+        ledger.add_event(run_id, "score_withheld", {"dataset": result.dataset, "count": result.withheld_count,
+                                                    "first": [w["path"] for w in _withheld(result)[:20]]})
+
+
+def score_dataset(ctx: RunContext, dataset: str) -> ScoreResult:
+    """Score the run's delivered train.py on `dataset` and store the score. Raises only for our failures."""
+    record = ctx.ledger.get_run(ctx.run_id)
+    result = score_delivered(ctx.home, ctx.client, ctx.request, record, dataset,
+                             closed_model_path(ctx.ledger, ctx.run_id))
+    save_score(ctx.ledger, ctx.run_id, result)
     return result
 
 

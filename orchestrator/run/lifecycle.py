@@ -78,7 +78,9 @@ def prepare(ctx: RunContext, gateway: GatewayHost | None = None) -> Prepared:
         agent = prepare_tests(ctx, agent or req.agent)
     prepared = Prepared(image=model.image, agent=agent, model=model.plan)
     # seed and config hash, for paired analyses (run/config.py); meta is merged, nothing else changes
-    meta = {**config_meta(req, prepared.image), "task_kind": req.task.kind}
+    # where the task was loaded from (not configuration: its content is in the config): a rescore finds a
+    # task given by path there (run/rescore.py)
+    meta = {**config_meta(req, prepared.image), "task_kind": req.task.kind, "task_path": str(req.task.root)}
     if sandbox.environment is not None:  # absent for the standard images: their runs' meta stays as it was
         meta["environment"] = sandbox.environment
         # the sandbox by name: a CLI agent's run records its own image (built on this one) as `image`

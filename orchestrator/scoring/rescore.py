@@ -42,9 +42,11 @@ class Progress:
 
 def rescore(ledger: Ledger, run_ids: Iterable[str], dataset: str, *, artifact_dir: Callable[[str], Path],
             score: ScoreFn, parallel: int = 2, on_progress: Callable[[Progress], None] | None = None,
-            force: bool = False) -> RescoreReport:
+            force: bool = False, save: Callable[[str, ScoreResult], None] | None = None) -> RescoreReport:
     """Score each run's artifact on `dataset` unless it already has a score there (`force` re-scores).
-    An `unscorable` score is a finished pair; only pairs whose scoring never completed are missing."""
+    An `unscorable` score is a finished pair; only pairs whose scoring never completed are missing.
+    `save` stores one score (default: `ledger.save_score`), always on the calling thread."""
+    store = save or ledger.save_score
     wanted = list(dict.fromkeys(run_ids))
     done = set() if force else ledger.runs_with_score(dataset)
     todo = [r for r in wanted if r not in done]
@@ -70,7 +72,7 @@ def rescore(ledger: Ledger, run_ids: Iterable[str], dataset: str, *, artifact_di
                     result, error = None, None
                     try:
                         result = fut.result()
-                        ledger.save_score(run_id, result)
+                        store(run_id, result)
                         report.scored[run_id] = result
                     except Exception as exc:  # noqa: BLE001 (one failure never stops the rest)
                         error = f"{type(exc).__name__}: {exc}"

@@ -122,5 +122,5 @@ def test_prepare_records_seed_and_config_hash_in_the_run_meta(
         prepared = prepare(RunContext(home, ledger, docker_client, req, run_id))
         meta = ledger.get_run(run_id).meta
     assert meta["order"] == 0 and meta["seed"] == 1234
-    assert meta == {"order": 0, "task_kind": "ml", **config_meta(req, prepared.image)}
+    assert meta == {"order": 0, "task_kind": "ml", "task_path": str(req.task.root), **config_meta(req, prepared.image)}
     assert meta["config_hash"] == config_hash(meta["config"]) and meta["config"]["image"] == prepared.image
