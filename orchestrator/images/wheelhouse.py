@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from orchestrator.buildlock import one_build_at_a_time
@@ -17,18 +18,31 @@ log = get_logger(__name__)
 _PLATFORMS = ("manylinux_2_28_x86_64", "manylinux_2_17_x86_64", "manylinux2014_x86_64", "manylinux2010_x86_64")
 
 
-def pinned(lock: Path) -> dict[str, str]:
-    """name -> version from `name==version` lines of a lock file."""
-    pins: dict[str, str] = {}
+_PIN = re.compile(r"([A-Za-z0-9_.-]+)==([A-Za-z0-9_.+-]+)((?:\s+--hash=sha256:[0-9a-f]{64})*)")
+
+
+def _pins(lock: Path) -> dict[str, tuple[str, list[str]]]:
+    """name -> (version, sha256s) from `name==version [--hash=sha256:HEX ...]` lines of a lock file."""
+    pins: dict[str, tuple[str, list[str]]] = {}
     for line in lock.read_text().splitlines():
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
-        m = re.fullmatch(r"([A-Za-z0-9_.-]+)==([A-Za-z0-9_.+-]+)", line)
+        m = _PIN.fullmatch(line)
         if not m:
-            raise ImageError(f"{lock}: expected name==version, got {line!r}")
-        pins[_norm(m[1])] = m[2]
+            raise ImageError(f"{lock}: expected name==version [--hash=sha256:...], got {line!r}")
+        pins[_norm(m[1])] = (m[2], re.findall(r"sha256:([0-9a-f]{64})", m[3]))
     return pins
+
+
+def pinned(lock: Path) -> dict[str, str]:
+    """name -> version from the lock's lines."""
+    return {name: version for name, (version, _) in _pins(lock).items()}
+
+
+def pinned_hashes(lock: Path) -> dict[str, list[str]]:
+    """name -> the sha256s the lock allows for its wheel (empty: the line names a version only)."""
+    return {name: hashes for name, (_, hashes) in _pins(lock).items()}
 
 
 def sdist_only(lock: Path) -> set[str]:
@@ -73,10 +87,20 @@ def ensure_wheelhouse(lock: Path, dest: Path, python: str = "3.11") -> list[Path
 def _fill(pins: dict[str, str], lock: Path, dest: Path, python: str) -> list[Path]:
     if all(_present(dest).get(n) == v for n, v in pins.items()):  # filled while this process waited
         return sorted(dest.glob("*.whl"))
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *target_args(python), "--dest", str(dest)]
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *target_args(python), "--dest", str(dest),
+           "--platform", "any"]
     built = sdist_only(lock)
-    cmd += ["--platform", "any", *(f"{n}=={v}" for n, v in pins.items() if n not in built)]
-    with timed(log, "image.wheelhouse", wheels=len(pins)):
+    hashes = pinned_hashes(lock)
+    wanted = {n: v for n, v in pins.items() if n not in built}
+    with timed(log, "image.wheelhouse", wheels=len(pins)), tempfile.TemporaryDirectory(prefix="sbx-wh-") as tmp:
+        if all(hashes[n] for n in wanted):
+            # every wheel by its sha256: the index offering other bytes under a pinned name fails the download
+            req = Path(tmp) / "requirements.txt"
+            req.write_text("".join(f"{n}=={v} " + " ".join(f"--hash=sha256:{h}" for h in hashes[n]) + "\n"
+                                   for n, v in wanted.items()))
+            cmd += ["--require-hashes", "-r", str(req)]
+        else:  # a lock of versions only (a task environment's): what the index serves for them
+            cmd += [f"{n}=={v}" for n, v in wanted.items()]
         proc = subprocess.run(cmd, capture_output=True, text=True)
         if proc.returncode != 0:
             raise ImageError(f"pip download for the wheelhouse failed:\n{(proc.stdout + proc.stderr)[-2000:]}")
