@@ -122,7 +122,7 @@ async def _gateway_child(upstream: str, tmp: Path) -> None:
             socks = {}
             limits = ModelLimits(calls=None if cmd == "open" else 0, in_flight=64)
             target = uncapped if cmd == "open-spent-uncapped" else gw
-            for i in range(int(arg)):
+            for _ in range(int(arg)):
                 run = f"run-{len(owner)}-{len(opened)}-{time.monotonic_ns()}"  # a fresh transcript per run
                 opened.append(run)
                 owner[run] = target
@@ -133,7 +133,7 @@ async def _gateway_child(upstream: str, tmp: Path) -> None:
             print(json.dumps(time.process_time()), flush=True)
         elif cmd == "close":
             totals = {run: (await owner.pop(run).close_run(run)).as_dict() for run in opened}
-            for run, t in totals.items():
+            for t in totals.values():
                 t["transcript_bytes"] = Path(t["transcript"]).stat().st_size
             opened.clear()
             print(json.dumps(totals), flush=True)

@@ -465,7 +465,7 @@ class Bench:
             "venv": f"python -m venv --without-pip /tmp/plainvenv && python -m venv --without-pip /tmp/myvenv "
                     f"&& {mark} /tmp/myvenv/{site}/000-mine.pth",
             # a sitecustomize on PYTHONPATH
-            "pp": f"mkdir -p /tmp/pp && echo 'import sys; sys._sbx_gate_ran = True' > /tmp/pp/sitecustomize.py",
+            "pp": "mkdir -p /tmp/pp && echo 'import sys; sys._sbx_gate_ran = True' > /tmp/pp/sitecustomize.py",
             # the user site of the system interpreter (venvs ignore it); last, as it changes /usr/bin/python3
             "user": f"mkdir -p /home/agent/.local/{site} && {mark} /home/agent/.local/{site}/000-mine.pth",
         }
@@ -588,7 +588,7 @@ def main() -> int:
                 summary.append(f"rusage(RUSAGE_CHILDREN)/work forkserver {ratio(r['rusage_children'], r['work']):.4f} "
                                f"(saw {r['rusage_children']:.3f} of {r['work']:.3f} CPU-s)")
 
-        print(f"\n2. wall time of `python -c pass` inside the container, timed by bash in the container (ms)")
+        print("\n2. wall time of `python -c pass` inside the container, timed by bash in the container (ms)")
         times, host = bench.startup(args.starts)
         print(f"{'configuration':<34}{'n':>4}{'median':>8}{'p10':>8}{'p90':>8}{'min':>8}")
         for name, ts in times.items():

@@ -16,12 +16,12 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")  # one core, as the targets say
 
-import time
-from collections.abc import Callable
+import time  # noqa: E402 - after the thread variables
+from collections.abc import Callable  # noqa: E402 - after the thread variables
 
-import numpy as np
+import numpy as np  # noqa: E402 - after the thread variables
 
-from orchestrator.stats import best_of_k_table, task_bootstrap
+from orchestrator.stats import best_of_k_table, task_bootstrap  # noqa: E402 - after the thread variables
 
 
 def _best_of(fn: Callable[[], object], repeats: int = 5) -> float:

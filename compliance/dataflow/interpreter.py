@@ -58,7 +58,6 @@ from compliance.values import (
     witnessed,
 )
 
-
 #: kinds of taint that only the scorer's call starts (none exists while the module body runs)
 SCORER_KINDS = frozenset({Kind.BATCH, Kind.BATCH_ROW, Kind.BATCH_STAT, Kind.BATCH_SIZE, Kind.BATCH_LEVELS})
 

@@ -68,8 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _plan(args: argparse.Namespace) -> int:
     from orchestrator.specs import load_budget
-    from orchestrator.specs.task import load_any_task
     from orchestrator.specs.study import load_study
+    from orchestrator.specs.task import load_any_task
     from orchestrator.study.local import capacity
     from orchestrator.study.planner import plan
 

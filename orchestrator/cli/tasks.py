@@ -226,7 +226,6 @@ def _build(args: argparse.Namespace) -> int:
                "build_s": result.seconds.get("total")}
         if not args.no_verify:
             from orchestrator.specs.task import load_tests_task
-
             from orchestrator.tasks.materialise import materialise
 
             check = verify_task(client, materialise(load_tests_task(result.bundle), _cache(args)), _cache(args))
@@ -286,8 +285,8 @@ def _grade(args: argparse.Namespace) -> int:
 
 def _env_build(args: argparse.Namespace) -> int:
     from orchestrator import engine
-    from orchestrator.specs.task import PythonEnvironment, load_environment
     from orchestrator.run.images import task_images
+    from orchestrator.specs.task import PythonEnvironment, load_environment
     from orchestrator.tasks.environment import env_image, image_versions, ml_env_images
 
     client = engine.client()

@@ -19,8 +19,8 @@ from typing import Any, Generic, TypeVar
 from orchestrator.diverge.causes import CauseSeen, observe_causes
 from orchestrator.diverge.compare import DivergenceClass, PairComparison, compare_runs
 from orchestrator.diverge.normalise import Normalisation
-from orchestrator.specs.transcript import CallRecord
 from orchestrator.specs.diverge import Analysis, Cause, DivergeDefinitions, NormalisationSpec
+from orchestrator.specs.transcript import CallRecord
 
 T = TypeVar("T")
 

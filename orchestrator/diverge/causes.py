@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from orchestrator.diverge.compare import PairComparison
-from orchestrator.specs.transcript import CallRecord
 from orchestrator.specs.diverge import Cause
+from orchestrator.specs.transcript import CallRecord
 
 _MISSING = object()
 

@@ -11,8 +11,8 @@ from typing import BinaryIO
 
 from pydantic import ValidationError
 
-from orchestrator.specs.transcript import DEFAULT_LIMITS, CallRecord, TranscriptLimits
 from orchestrator.failures import TranscriptError
+from orchestrator.specs.transcript import DEFAULT_LIMITS, CallRecord, TranscriptLimits
 
 
 @dataclass(frozen=True)

@@ -70,7 +70,8 @@ def _from_events(api: str, events: list[list[Any]]) -> Answer:
             continue
         if api == "anthropic":
             if d.get("type") == "content_block_start" and (d.get("content_block") or {}).get("type") == "tool_use":
-                names.append(d["content_block"].get("name", "")); args.append("")
+                names.append(d["content_block"].get("name", ""))
+                args.append("")
             delta = d.get("delta") or {}
             if delta.get("type") == "text_delta":
                 text.append(delta.get("text", ""))
@@ -86,7 +87,8 @@ def _from_events(api: str, events: list[list[Any]]) -> Answer:
                 for c in delta.get("tool_calls") or []:
                     fn = c.get("function") or {}
                     if fn.get("name"):
-                        names.append(fn["name"]); args.append("")
+                        names.append(fn["name"])
+                        args.append("")
                     if args:
                         args[-1] += fn.get("arguments") or ""
                 stop = choice.get("finish_reason") or stop

@@ -46,7 +46,12 @@ from orchestrator.gateway.limits import ModelLimits, Refusal
 from orchestrator.gateway.scrub import Scrubber
 from orchestrator.gateway.sse import SSEParser
 from orchestrator.gateway.transcript import (
-    MAX_TRANSCRIPT_BYTES, EventsRecord, TranscriptWriter, body_record, headers_record)
+    MAX_TRANSCRIPT_BYTES,
+    EventsRecord,
+    TranscriptWriter,
+    body_record,
+    headers_record,
+)
 from orchestrator.gateway.usage import StreamUsage, Usage, from_body
 from orchestrator.log import get_logger
 from orchestrator.specs.endpoints import Endpoint, Price, RateCards, cost_usd
@@ -456,7 +461,7 @@ class Gateway:
                     await response.write_eof()
                 self._classify(run, rec, up.status, up.headers.get("retry-after"))
                 return response
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return await self._upstream_failed(run, request, rec, response, "upstream_timeout",
                                                f"upstream timed out (connect {ep.connect_timeout_s:g} s, idle {ep.idle_timeout_s:g} s)")
         except (aiohttp.ClientError, OSError) as exc:

@@ -36,6 +36,7 @@ from typing import Any
 
 # The format's names are defined once, in orchestrator/specs/transcript.py, for this writer and every reader.
 from orchestrator.specs.transcript import CREDENTIAL_HEADERS, REDACTED  # noqa: E402
+
 MAX_BODY_BYTES = 4 * 1024 * 1024
 MAX_EVENTS = 50_000
 MAX_EVENTS_BYTES = 8 * 1024 * 1024

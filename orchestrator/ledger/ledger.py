@@ -39,7 +39,17 @@ from orchestrator.failures import (
     LedgerUnavailable,
     RunNotFound,
 )
-from orchestrator.ledger import audits, db, diverge, judge_verdicts, model_usage, outcomes, replays, scores, transfer
+from orchestrator.ledger import (
+    audits,
+    db,
+    diverge,
+    judge_verdicts,
+    model_usage,
+    outcomes,
+    replays,
+    scores,
+    transfer,
+)
 from orchestrator.ledger.audits import AuditRow
 from orchestrator.ledger.diverge import FiledDefinitions, StoredAnalysis
 from orchestrator.ledger.fields import (

@@ -11,8 +11,13 @@ import numpy as np
 import pandas as pd
 
 from orchestrator.report.prepare import Prepared
-from orchestrator.stats import fisher_exact_two_sided, mean_difference, runs_per_arm, wilson_interval
-from orchestrator.stats import wrong_order_probability
+from orchestrator.stats import (
+    fisher_exact_two_sided,
+    mean_difference,
+    runs_per_arm,
+    wilson_interval,
+    wrong_order_probability,
+)
 
 
 def _compliant(prep: Prepared, value_column: str) -> pd.DataFrame:

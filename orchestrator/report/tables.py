@@ -15,7 +15,6 @@ import pandas as pd
 from orchestrator.report.prepare import Prepared
 from orchestrator.report.runs_table import present
 from orchestrator.stats import (
-    DEFAULT_KS,
     Exclusion,
     compliant,
     hanley_mcneil_se,

@@ -26,7 +26,14 @@ from orchestrator.log import get_logger
 from orchestrator.run.config import tree_sha256
 from orchestrator.run.context import RunContext
 from orchestrator.run.watchdog import OUTCOME, Stop
-from orchestrator.sandbox.container import LABEL_KIND, LABEL_OWNER, LABEL_RUN, LABEL_STUDY, engine_errors, owner_label
+from orchestrator.sandbox.container import (
+    LABEL_KIND,
+    LABEL_OWNER,
+    LABEL_RUN,
+    LABEL_STUDY,
+    engine_errors,
+    owner_label,
+)
 from orchestrator.sandbox.copyout import CopierAhead, CopyLimits, CopyOutResult, copy_out_workspace
 
 log = get_logger(__name__)

@@ -23,8 +23,8 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any

@@ -121,7 +121,7 @@ def _sbx_score():
         text = traceback_of(exc)
         sys.stderr.write(text)
         outcome = ("train", text_of(exc), text)
-    code = entrypoint = None
+    code = entrypoint = None  # noqa: F841 - drop the scored code's objects before the answers are sent
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -8,7 +8,14 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike
 
-from orchestrator.stats._checks import Seed, check_confidence, check_resamples, float_array, percentile_interval, rng_from
+from orchestrator.stats._checks import (
+    Seed,
+    check_confidence,
+    check_resamples,
+    float_array,
+    percentile_interval,
+    rng_from,
+)
 
 
 @dataclass(frozen=True)

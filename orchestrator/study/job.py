@@ -15,12 +15,12 @@ from typing import Any
 import docker
 
 from orchestrator.agents import command_agent, resolve_agent
+from orchestrator.failures import DataError
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger
 from orchestrator.run import RunLifecycle, RunRequest
 from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.scoring.options import ScoreOptions
-from orchestrator.failures import DataError
 from orchestrator.specs import Budget, TaskSpec, load_budget
 from orchestrator.specs.task import TestsTaskSpec, load_any_task, task_data_dir
 from orchestrator.study.backend import RunJob, RunOutcome, Slot

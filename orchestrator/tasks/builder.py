@@ -27,7 +27,7 @@ import time
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, Literal
 
@@ -35,8 +35,16 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from orchestrator.failures import ConfigError
-from orchestrator.specs.task import (DEFAULT_PROTECTED, Limits, PytestGrader, PythonEnvironment, Source,
-                                     TaskLock, TestsTaskSpec, Timeouts)
+from orchestrator.specs.task import (
+    DEFAULT_PROTECTED,
+    Limits,
+    PytestGrader,
+    PythonEnvironment,
+    Source,
+    TaskLock,
+    TestsTaskSpec,
+    Timeouts,
+)
 from orchestrator.tasks import pypi
 from orchestrator.tasks.environment import resolve_pins, task_image
 from orchestrator.tasks.grade import SuiteRun, copy_tree, run_suite
@@ -127,7 +135,7 @@ def _pin_date(req: BuildRequest, a: pypi.Release, b: pypi.Release) -> datetime:
     if req.pin_date == "before":
         return a.uploaded
     try:
-        return datetime.strptime(req.pin_date, "%Y-%m-%d").replace(tzinfo=timezone.utc) + timedelta(days=1)
+        return datetime.strptime(req.pin_date, "%Y-%m-%d").replace(tzinfo=UTC) + timedelta(days=1)
     except ValueError:
         raise ConfigError(f"--pin-date {req.pin_date!r}: 'after', 'before' or YYYY-MM-DD") from None
 

@@ -9,8 +9,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from cli_sandbox import REAL_KEY, run_cli
+
 from orchestrator.agents.adapters import adapter_names, get_adapter
 from orchestrator.model.scenario import Scenario, Step
 

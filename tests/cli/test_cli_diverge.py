@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.diverge.gateway_runs import StandInGateway, expected
-from tests.study.divergence_helpers import Planted, add_run
 
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.cli import main
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger
+from tests.diverge.gateway_runs import StandInGateway, expected
+from tests.study.divergence_helpers import Planted, add_run
 
 DEFINITIONS = {
     "agreement": {"kind": "score", "pass_threshold": 0.72},

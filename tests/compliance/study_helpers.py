@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger, RunState

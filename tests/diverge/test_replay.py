@@ -11,16 +11,16 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from orchestrator.diverge.replay import first_difference, replay_calls, stored_request, Answer
+from orchestrator.diverge.replay import Answer, first_difference, replay_calls, stored_request
 from orchestrator.failures import ConfigError
 from orchestrator.gateway.limits import ModelLimits
 from orchestrator.gateway.server import Gateway
 from orchestrator.gateway.service import GatewayThread
 from orchestrator.gateway.transcript import read_transcript
 from orchestrator.model import Scenario, StandIn, read_log, serve_in_thread
+from orchestrator.specs.endpoints import RateCard, RateCards
 from tests.gateway.conftest import KEY, PRICE, RUN_DATE, endpoints_for
 from tests.model.conftest import SCENARIO
-from orchestrator.specs.endpoints import RateCard, RateCards
 
 K = 50
 #: a conversation at step 1 of SCENARIO (one tool call made): the step with a p=0.5 variant

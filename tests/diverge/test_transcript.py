@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 
 from orchestrator.diverge.reader import Transcript, read_transcript
-from orchestrator.specs.transcript import REDACTED, CallRecord, TranscriptLimits, encode_record
 from orchestrator.failures import DataError, TranscriptError
+from orchestrator.specs.transcript import REDACTED, CallRecord, TranscriptLimits, encode_record
 from tests.diverge.standin import run_transcript
 
 

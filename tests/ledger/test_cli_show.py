@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from tests.ledger.ledger_helpers import drive, plan
 
 from orchestrator.cli import main
 from orchestrator.ledger import Ledger, RunState
+from tests.ledger.ledger_helpers import drive, plan
 
 
 def _two_runs(path: Path) -> tuple[str, str]:

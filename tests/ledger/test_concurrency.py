@@ -10,10 +10,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tests.ledger.ledger_helpers import plan, write_events_in_a_process
 
 from orchestrator.failures import IllegalTransition, LedgerError
 from orchestrator.ledger import Ledger, RunState
+from tests.ledger.ledger_helpers import plan, write_events_in_a_process
 
 THREADS, PER_THREAD = 8, 200
 

@@ -6,11 +6,11 @@ import sqlite3
 import time
 
 import pytest
-from tests.ledger.ledger_helpers import drive, plan
 
 from orchestrator.failures import InvalidLedgerWrite
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.ledger.diverge import definitions_sha256
+from tests.ledger.ledger_helpers import drive, plan
 
 V1 = {"version": 1, "thresholds": {"min_at_risk": 20}}
 V2 = {"version": 1, "thresholds": {"min_at_risk": 10}}

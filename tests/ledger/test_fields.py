@@ -7,11 +7,11 @@ import os
 import sqlite3
 
 import pytest
-from tests.ledger.ledger_helpers import drive, plan
 
 from orchestrator.failures import InvalidLedgerWrite
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.ledger.fields import DETAIL_BYTES, JSON_DEPTH, TEXT_LIMIT, clean_json, clean_text
+from tests.ledger.ledger_helpers import drive, plan
 
 HOSTILE = "ok\ud800 \udfff\x00end\x1b[2J"
 

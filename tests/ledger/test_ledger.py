@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 
 import pytest
-from tests.ledger.ledger_helpers import drive, plan
 
 from orchestrator.failures import (
     AmbiguousRunId,
@@ -18,6 +17,7 @@ from orchestrator.failures import (
 )
 from orchestrator.ledger import ADHOC, FailureClass, Ledger, RunRecord, RunState
 from orchestrator.ledger.fields import MEASUREMENTS
+from tests.ledger.ledger_helpers import drive, plan
 
 S = RunState
 RUN_ID = re.compile(r"r-\d{14}-[0-9a-f]{6}")

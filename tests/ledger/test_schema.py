@@ -6,11 +6,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from tests.ledger.ledger_helpers import plan
 
 from orchestrator.failures import LedgerError
 from orchestrator.ledger import MIGRATIONS, Ledger, Migration
 from orchestrator.ledger.db import split_statements
+from tests.ledger.ledger_helpers import plan
 
 # A later migration as a test would add one: its own table name, so it cannot meet the real schema's.
 SCORES = Migration(

@@ -5,12 +5,12 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from tests.ledger.ledger_helpers import drive, plan
 from structlog.testing import capture_logs
 
 from orchestrator.failures import IllegalTransition
 from orchestrator.ledger import NEXT, FailureClass, Ledger, RunState, transition
 from orchestrator.ledger.state import FAILURE_FROM, TERMINAL
+from tests.ledger.ledger_helpers import drive, plan
 
 S = RunState
 ALL_PAIRS = list(itertools.product(RunState, RunState))

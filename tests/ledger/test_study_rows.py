@@ -5,7 +5,6 @@ from __future__ import annotations
 from orchestrator.ledger import Ledger
 from orchestrator.run.record import run_row, study_rows
 
-
 D0, D1, X = "0" * 64, "1" * 64, "f" * 64
 
 

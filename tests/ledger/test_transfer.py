@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-
 from compliance.records import AuditRecord
 from compliance.store import load_records, save_records
 from orchestrator.failures import InvalidLedgerWrite

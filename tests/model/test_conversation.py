@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from orchestrator.model.conversation import read, tokens
+from orchestrator.model.conversation import Tool, read, tokens
 from orchestrator.model.reply import shell_arguments
-from orchestrator.model.conversation import Tool
 
 
 def test_responses_turns_group_reasoning_message_and_call_items() -> None:

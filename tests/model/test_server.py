@@ -11,7 +11,6 @@ import urllib.request
 from pathlib import Path
 
 import anthropic
-import openai
 import pytest
 
 from orchestrator.model import Fault, StandIn, log_totals, read_log

@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from orchestrator.report import build_report, validate_runs
-from orchestrator.report.prepare import prepare
 from orchestrator.report.cost_tables import cost_table, self_report_gap_table
+from orchestrator.report.prepare import prepare
 from orchestrator.stats import Exclusion
 
 ROWS = [

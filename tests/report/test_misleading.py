@@ -12,7 +12,12 @@ import pytest
 from orchestrator.report import build_report, validate_runs
 from orchestrator.report.placement import _adjust, verdicts
 from orchestrator.report.prepare import prepare
-from orchestrator.report.tables import compliance_table, exclusion_sensitivity_table, later_table, pairing_table
+from orchestrator.report.tables import (
+    compliance_table,
+    exclusion_sensitivity_table,
+    later_table,
+    pairing_table,
+)
 from orchestrator.specs.study import ReportSpec
 from orchestrator.stats import Exclusion
 

@@ -31,8 +31,8 @@ from orchestrator.run import RunRequest
 from orchestrator.run.record import full_record
 from orchestrator.specs import load_budget
 from orchestrator.specs.task import PythonEnvironment
-from tests.tasks.conftest import shipped
 from tests.run.standin_setup import ENDPOINT_OF_API, MODEL, REAL_KEY, expected_cost, standin_gateway, truth
+from tests.tasks.conftest import shipped
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -8,7 +8,6 @@ import pytest
 
 from orchestrator.scoring import protocol
 
-
 RUNNER = Path(protocol.__file__).with_name("runner.py")
 
 

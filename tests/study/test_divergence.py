@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.diverge.gateway_runs import RecordedRun, StandInGateway, expected
-from tests.study.divergence_helpers import Planted, add_run
 
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.diverge.compare import DivergenceClass
 from orchestrator.failures import ConfigError, DataError
 from orchestrator.ledger import Ledger
 from orchestrator.study.divergence import analyse_arms, analyse_imported, file_definitions
+from tests.diverge.gateway_runs import RecordedRun, StandInGateway, expected
+from tests.study.divergence_helpers import Planted, add_run
 
 TASKS, REPEATS = 8, 2
 DEFINITIONS = {

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from tests.study.divergence_helpers import CONFIG, Planted, add_run
 
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.diverge.analysis import analyse
@@ -13,6 +12,7 @@ from orchestrator.failures import ConfigError, DataError
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.specs.diverge import DivergeDefinitions, Thresholds
 from orchestrator.study.pairs import Arm, pair_arms
+from tests.study.divergence_helpers import CONFIG, Planted, add_run
 
 
 @pytest.fixture

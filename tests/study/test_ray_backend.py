@@ -24,8 +24,8 @@ import pytest
 import yaml
 
 from orchestrator.artifacts import ArtifactStore
-from orchestrator.ledger import Ledger, RunState
 from orchestrator.home import Home
+from orchestrator.ledger import Ledger, RunState
 from orchestrator.sandbox.container import LABEL_RUN, LABEL_STUDY
 from orchestrator.specs import load_budget
 from orchestrator.specs.study import StudySpec

@@ -10,7 +10,13 @@ import pytest
 
 from orchestrator import paths
 from orchestrator.specs import PythonEnvironment, load_environment
-from orchestrator.tasks.environment import default_cache, env_image, env_image_tag, image_versions, resolve_pins
+from orchestrator.tasks.environment import (
+    default_cache,
+    env_image,
+    env_image_tag,
+    image_versions,
+    resolve_pins,
+)
 
 from .conftest import PYTEST_ENV, write_calc_task
 

@@ -8,7 +8,7 @@ import hashlib
 import io
 import tarfile
 import tempfile
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -138,7 +138,7 @@ def test_an_sdist_with_other_bytes_is_refused(tmp_path: Path, monkeypatch: pytes
     task = load_tests_task(bundle)
     (cache / "sdists" / "calc-1.0.tar.gz").write_bytes(b"not the sdist")
     served = pypi.Release("calc", "1.0", "calc-1.0.tar.gz", "https://example.invalid/x", "f" * 64,
-                          datetime(2025, 1, 1, tzinfo=timezone.utc))
+                          datetime(2025, 1, 1, tzinfo=UTC))
     monkeypatch.setattr(pypi, "sdist_release", lambda name, version, index=pypi.INDEX: served)
     with pytest.raises(DataError, match=f"serves calc-1.0.tar.gz sha256:{'f' * 64}, the task pins "
                                         f"calc-1.0.tar.gz sha256:{task.source.before_sha256}"):

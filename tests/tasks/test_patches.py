@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.tasks.patches import PatchError, apply_patch, count_hunks, diff_stat, make_patch, parse_patch
+from orchestrator.tasks.patches import (
+    PatchError,
+    apply_patch,
+    count_hunks,
+    diff_stat,
+    make_patch,
+    parse_patch,
+)
 
 OLD = "".join(f"line {i}\n" for i in range(1, 60))
 

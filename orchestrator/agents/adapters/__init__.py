@@ -11,7 +11,15 @@ import importlib
 import pkgutil
 
 from orchestrator.agents.adapters.protocol import (
-    DUMMY_KEY, PROMPT, Adapter, Launch, ModelTarget, NpmInstall, PipInstall, SelfReport, WireApi,
+    DUMMY_KEY,
+    PROMPT,
+    Adapter,
+    Launch,
+    ModelTarget,
+    NpmInstall,
+    PipInstall,
+    SelfReport,
+    WireApi,
 )
 from orchestrator.failures import ConfigError
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.agents.adapters import Adapter, NpmInstall, PipInstall, get_adapter
+from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.failures import ConfigError, ImageError, ImageNotBuilt
 from orchestrator.images.agents.fetch import (
     PIP_CLOSURE_PYTHON,
