@@ -147,7 +147,7 @@ def _rescore(args: argparse.Namespace) -> int:
 
             with Bar(TextColumn("rescore {task.description}"), BarColumn(), MofNCompleteColumn(),
                      TimeElapsedColumn()) as bar:
-                tid = bar.add_task(args.data, total=None)
+                tid = bar.add_task(args.data, total=len(set(run_ids)))  # the pairs to score, once skips are known
 
                 def on_progress(p: Progress) -> None:
                     bar.update(tid, completed=p.done, total=p.total)
@@ -164,6 +164,7 @@ def _rescore(args: argparse.Namespace) -> int:
         print_json({"dataset": args.data, "requested": report.requested, "skipped": report.skipped,
                     "scored": {k: v.to_json() for k, v in report.scored.items()}, "errors": report.errors})
     else:
+        retry = " (run again to retry them)" if report.errors else ""
         print(f"rescore {args.data}: {len(report.scored)} scored, {len(report.skipped)} already had a score, "
-              f"{len(report.errors)} failed (run again to retry them)")
+              f"{len(report.errors)} failed{retry}")
     return OK if report.ok else CHECK_FAILED
