@@ -16,6 +16,7 @@ import datetime as dt
 import os
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -121,9 +122,11 @@ def run_cli(client, adapter: Adapter, image: str, scenario: Scenario, ws: Path, 
     standin = StandIn(scenario, log_path=log_path, seed=seed)
     cards = RateCards([(Path("test.yaml"), RateCard(date=dt.date(2026, 1, 1), models={MODEL: PRICE}))])
     name = f"sbx-test-agentcli-{adapter.name}-{uuid.uuid4().hex[:8]}"
-    with serve_in_thread(standin) as upstream:
+    # the sockets in a short folder of their own: a unix socket's path has 107 bytes at most, and a test's
+    # tmp_path under a parallel worker (.../popen-gw0/test_..._in_its_2/) leaves too few of them
+    with serve_in_thread(standin) as upstream, tempfile.TemporaryDirectory(prefix="sbx-s-") as sockets:
         endpoint = Endpoint(name="standin", api=api, base_url=upstream, key_env=KEY_ENV, run_headers=True)
-        gw = Gateway({"standin": endpoint}, socket_root=work / "sockets", ratecards=cards,
+        gw = Gateway({"standin": endpoint}, socket_root=Path(sockets), ratecards=cards,
                      socket_owner=forwarder.FORWARDER_UID)
         with GatewayThread(gw) as gateway:
             sock = gateway.open_run(run_id, "standin", MODEL, ModelLimits(), transcript_path, seed=seed)

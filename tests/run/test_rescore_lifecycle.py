@@ -26,13 +26,18 @@ from orchestrator.specs.budget import load_budget
 TIMES = {"seconds", "cpu_seconds", "train_seconds", "predict_seconds", "train_cpu_seconds"}
 
 
+#: the eval line of the task below: train.py never prints it, so the run's reported eval score is None
+EVAL_LINE = r"Eval score \(on another line\):\s*([0-9]*\.?[0-9]+)"
+
+
 def _own_task(tmp_path: Path) -> Path:
-    """flight-delays under another name, scoring the other class: a rescore that took the default task
-    would score P(delayed) as P(on time), and its AUC would be the lifecycle's mirrored."""
-    folder = tmp_path / "tasks" / "on-time"
+    """flight-delays under another name, reading another eval line: a rescore that took the default task
+    would find train.py's `Eval AUC: ...` and report a score where the lifecycle reported none."""
+    folder = tmp_path / "tasks" / "delays-elsewhere"
     shutil.copytree(tasks_root() / "flight-delays", folder)
     spec = yaml.safe_load((folder / "task.yaml").read_text())
-    spec.update(name="on-time", positive_label="N")
+    spec["name"] = "delays-elsewhere"
+    spec["contract"]["eval_line"] = EVAL_LINE
     (folder / "task.yaml").write_text(yaml.safe_dump(spec))
     return folder
 
@@ -52,7 +57,9 @@ def test_a_rescore_gives_what_the_lifecycle_gave(docker_client, built_images, tm
         record = lifecycle.run(req, lifecycle.plan(req))
         assert record.status == "audited", record.failure_reason
         by_lifecycle = ledger.scores(record.run_id)["later"]
-        assert by_lifecycle.status == "scored" and by_lifecycle.auc is not None and by_lifecycle.auc < 0.5
+        assert by_lifecycle.status == "scored" and by_lifecycle.auc is not None
+        assert by_lifecycle.eval_score_reported is None  # the task's own eval line, not flight-delays'
+        holdout = ledger.scores(record.run_id)["holdout"]
 
         report = rescore_runs(home, ledger, [record.run_id], "later", data_dir=small_flight_data, force=True)
         assert report.ok and list(report.scored) == [record.run_id]
@@ -64,6 +71,8 @@ def test_a_rescore_gives_what_the_lifecycle_gave(docker_client, built_images, tm
     # the scorer's CPU limit is one experiment's allowance of this run's budget (1 core x 40 s), not None
     # (no limit: what `sbx rescore` gave when it took its limits from its own options)
     assert by_rescore.cpu_limit_s == 40.0
+    # and the main data set's scoring had what later ones skip: the evaluation rows' score
+    assert holdout.eval_score is not None and by_rescore.eval_score is None
 
 
 def test_sbx_rescore_refuses_a_run_whose_task_cannot_be_found(tmp_path: Path) -> None:
