@@ -67,6 +67,22 @@ def usage_record(plan: ModelPlan, totals: RunTotals | None, *, transcript_sha256
     )
 
 
+def provider_failure_message(endpoint: str, base_url: str | None, totals: RunTotals, agent_stop: str) -> str:
+    """Why a run ended on its provider, cause first, in words a person can act on: which endpoint, at which
+    address, what the last call's error was (the run's last line and its failure reason in the ledger)."""
+    failed = totals.provider_errors + totals.upstream_timeouts
+    at = f" at {base_url}" if base_url else ""
+    error = totals.last_error or totals.last_outcome or "unknown"
+    if error.startswith("upstream connection failed"):
+        what = f"endpoint {endpoint}{at} did not answer"
+    elif totals.last_outcome == "upstream_timeout":
+        what = f"endpoint {endpoint}{at} did not answer in time"
+    else:
+        what = f"endpoint {endpoint}{at} answered with errors"
+    return (f"{what} ({error}); {failed} of {totals.calls} calls failed, the last with {totals.last_outcome}; "
+            f"the agent stopped with {agent_stop}")
+
+
 class ModelAttachment:
     name = "model"
 
@@ -102,10 +118,9 @@ class ModelAttachment:
             self.self_report = self._read_report(sandbox)
         totals = self.gateway.totals(self.ctx.run_id)
         if totals.last_outcome in PROVIDER_OUTCOMES:
-            failed = totals.provider_errors + totals.upstream_timeouts
-            raise ProviderFailure(f"the run ended on its model provider's errors ({failed} of {totals.calls} calls "
-                                  f"to endpoint {self.plan.endpoint} failed, the last with {totals.last_outcome}); "
-                                  f"the agent stopped with {stop.reason.value}")
+            ep = self.gateway.endpoints.get(self.plan.endpoint)
+            raise ProviderFailure(provider_failure_message(self.plan.endpoint, ep.base_url if ep else None, totals,
+                                                           stop.reason.value))
 
     def stop(self) -> dict[str, Any]:
         if not self._open or self.ctx is None:
@@ -160,4 +175,4 @@ class ModelAttachment:
         return {**dataclasses.asdict(report), "read_from": source, "files": sorted(files)[:20]}
 
 
-__all__ = ["PROVIDER_OUTCOMES", "TRANSCRIPT", "ModelAttachment", "usage_record"]
+__all__ = ["PROVIDER_OUTCOMES", "TRANSCRIPT", "ModelAttachment", "provider_failure_message", "usage_record"]
