@@ -27,11 +27,16 @@ def host_port(base_url: str) -> tuple[str, int]:
 def unreachable_message(ep: Endpoint, error: str, endpoints_file: str | None = None) -> str:
     """What a person reads when `ep` did not answer: which endpoint, at which address, why, and the fix."""
     host, port = host_port(ep.base_url)
+    return f"endpoint {ep.name} at {ep.base_url} does not answer ({host}:{port}: {error}): {fix_for(ep, endpoints_file)}"
+
+
+def fix_for(ep: Endpoint, endpoints_file: str | None = None) -> str:
+    """What to do about an endpoint that takes no connection."""
     where = f" in {endpoints_file}" if endpoints_file else ""
     # a stand-in endpoint (the gateway sends it the run's headers) is one the user starts on this machine
-    start = f"start it (the stand-in: sbx model serve --port {port})" if ep.run_headers else "check the network"
-    return (f"endpoint {ep.name} at {ep.base_url} does not answer ({host}:{port}: {error}): "
-            f"{start} or fix its base_url{where}")
+    start = (f"start it (the stand-in: sbx model serve --port {host_port(ep.base_url)[1]})" if ep.run_headers
+             else "check the network")
+    return f"{start} or fix its base_url{where}"
 
 
 def check_reachable(ep: Endpoint, *, timeout_s: float = PLAN_TIMEOUT_S, endpoints_file: str | None = None) -> None:
@@ -47,4 +52,4 @@ def check_reachable(ep: Endpoint, *, timeout_s: float = PLAN_TIMEOUT_S, endpoint
     raise EndpointUnreachable(unreachable_message(ep, error, endpoints_file))
 
 
-__all__ = ["PLAN_TIMEOUT_S", "check_reachable", "host_port", "unreachable_message"]
+__all__ = ["PLAN_TIMEOUT_S", "check_reachable", "fix_for", "host_port", "unreachable_message"]
