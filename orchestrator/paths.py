@@ -48,4 +48,4 @@ def scenario_path(arg: str) -> Path:
     if path.is_file():
         return path
     raise ConfigError(f"no scenario {arg!r}: neither a file nor a shipped scenario "
-                            f"(shipped: {', '.join(shipped) or 'none'}, in {SCENARIOS_DIR})")
+                      f"(shipped: {', '.join(shipped) or 'none'}, in {SCENARIOS_DIR})")

@@ -9,9 +9,9 @@ Nothing else is changed: every other differing value is a real difference. The t
 whole list, by where the value sits (docs/divergence.md has the reasons and sources).
 
 Key order is no difference: an object's values are learned in sorted key order (and compared as mappings,
-so the order they come out in, the one recorded, is no difference either). It matters where two keys hold one
-value: Codex sends `client_metadata` in a different key order per
-run (a hash map) with `turn_id` == `root_turn_id`, so the value must get the same key's name in both runs.
+so the order they come out in, the one recorded, is no difference either). It matters where two keys hold
+one value: Codex sends `client_metadata` in another key order per run (a hash map), with `turn_id` ==
+`root_turn_id`, so that value must be named after the same key in both runs.
 """
 
 from __future__ import annotations
