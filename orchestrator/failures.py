@@ -55,6 +55,10 @@ class EngineUnavailable(InfraError, ConnectionError):
     """No Docker engine answers."""
 
 
+class EndpointUnreachable(InfraError, ConnectionError):
+    """A model endpoint takes no connection at its address (checked before a study runs anything on it)."""
+
+
 class ImageError(InfraError):
     """An image is missing or failed to build."""
 

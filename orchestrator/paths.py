@@ -23,3 +23,29 @@ def budgets_root() -> Path:
 
 def images_root() -> Path:
     return REPO_ROOT / "images"
+
+
+#: the stand-in model's shipped scenarios (package data, so found from an installed package too)
+SCENARIOS_DIR = Path(__file__).resolve().parent / "model" / "scenarios"
+#: what `sbx model serve` plays when given no --scenario: the CI scenario the endpoints file's stand-in is for
+DEFAULT_SCENARIO = "flight-delays"
+
+
+def shipped_scenarios() -> dict[str, Path]:
+    """The shipped scenarios by name (file stem). Here, not in orchestrator.model: `sbx --help` lists them and
+    must not load the server's libraries."""
+    return {p.stem: p for p in sorted(SCENARIOS_DIR.glob("*.yaml"))}
+
+
+def scenario_path(arg: str) -> Path:
+    """A scenario given as a shipped scenario's name or as a file; a ConfigError names the shipped ones."""
+    from orchestrator.failures import ConfigError
+
+    shipped = shipped_scenarios()
+    if arg in shipped:
+        return shipped[arg]
+    path = Path(arg)
+    if path.is_file():
+        return path
+    raise ConfigError(f"no scenario {arg!r}: neither a file nor a shipped scenario "
+                      f"(shipped: {', '.join(shipped) or 'none'}, in {SCENARIOS_DIR})")

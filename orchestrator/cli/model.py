@@ -8,15 +8,21 @@ from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    from orchestrator.paths import DEFAULT_SCENARIO, SCENARIOS_DIR, shipped_scenarios
+
+    shipped = ", ".join(shipped_scenarios()) or "none"
     p = sub.add_parser("model", help="the stand-in model for tests and demos")
     model_sub = p.add_subparsers(dest="model_command", required=True, metavar="SUBCOMMAND")
     serve = model_sub.add_parser(
         "serve",
         help="serve a scenario over Anthropic Messages, OpenAI Chat Completions and Responses",
         description="Play a scenario (YAML: steps of `shell` or `finish`) to any agent CLI that calls this "
-        "server; every call is logged as one JSONL line with the step, the seeded draw and the usage reported.",
+        "server; every call is logged as one JSONL line with the step, the seeded draw and the usage reported. "
+        f"Shipped scenarios (in {SCENARIOS_DIR}): {shipped}.",
     )
-    serve.add_argument("--scenario", type=Path, required=True, help="scenario YAML file")
+    serve.add_argument("--scenario", default=DEFAULT_SCENARIO, metavar="NAME|FILE",
+                       help=f"a shipped scenario's name ({shipped}) or a scenario YAML file (default {DEFAULT_SCENARIO}: "
+                       "the one the stand-in endpoints of endpoints.yaml are for)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8765, help="TCP port (default 8765; 0 picks a free one)")
     serve.add_argument("--socket", type=Path, help="serve on this unix socket instead of TCP")
@@ -36,8 +42,9 @@ def _serve(args: argparse.Namespace) -> int:
     from orchestrator.cli import STOP_SIGNALS
     from orchestrator.failures import Interrupted
     from orchestrator.model import StandIn, load_scenario
+    from orchestrator.paths import scenario_path
 
-    standin = StandIn(load_scenario(args.scenario), log_path=args.call_log, seed=args.seed,
+    standin = StandIn(load_scenario(scenario_path(args.scenario)), log_path=args.call_log, seed=args.seed,
                       event_delay_s=args.event_delay_ms / 1000, vary=args.vary)
 
     async def main() -> int:

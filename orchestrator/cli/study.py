@@ -31,6 +31,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan = ssub.add_parser("plan", help="validate a study file and show its plan without running anything")
     plan.add_argument("spec", type=Path, metavar="STUDY.yaml")
     add_model_files(plan)
+    plan.add_argument("--no-connect", action="store_true",
+                      help="do not check that each endpoint the pairings use takes a connection (e.g. offline)")
     add_json(plan, "the plan")
     plan.set_defaults(handler=_plan)
     run = ssub.add_parser("run", help="run a study to its end; run it again after a crash to resume",
@@ -79,6 +81,8 @@ def _plan(args: argparse.Namespace) -> int:
     runs = plan(spec)
     fits, why = capacity(budget)
     models = _check_models(spec, args.endpoints, args.ratecards)
+    if not args.no_connect:
+        _check_endpoints_answer(spec, args.endpoints)
     if args.json:
         print_json({"study": spec.name, "task": tasks[0].name, "tasks": [t.name for t in tasks],
                     "budget": budget.name, "runs": len(runs),
@@ -145,6 +149,19 @@ def _check_models(spec: Any, endpoints_file: Path, ratecards_dir: Path) -> dict[
         out[p.name] = {"agent": agent.name, "model": p.model, "endpoint": p.endpoint, "api": found.endpoint.api,
                        "rate_card": found.rate_card_date.isoformat(), "price": found.price.model_dump()}
     return out
+
+
+def _check_endpoints_answer(spec: Any, endpoints_file: Path) -> None:
+    """Every endpoint the pairings use takes a connection, else EndpointUnreachable names it and its address
+    (a stopped stand-in would otherwise fail every run of the study, one by one)."""
+    if not spec.endpoints_used:
+        return
+    from orchestrator.gateway.reach import check_reachable
+    from orchestrator.specs.endpoints import endpoint, load_endpoints
+
+    endpoints = load_endpoints(endpoints_file)  # _check_models has checked the file and each name in it
+    for name in spec.endpoints_used:
+        check_reachable(endpoint(endpoints, name), endpoints_file=str(endpoints_file))
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -7,6 +7,11 @@ within its run (`toolu_01D7...` -> `<toolu#3>`), and the same map is applied to 
 because ids are echoed back (`tool_result.tool_use_id`, `tool_call_id`, `function_call_output.call_id`).
 Nothing else is changed: every other differing value is a real difference. The tables below are the
 whole list, by where the value sits (docs/divergence.md has the reasons and sources).
+
+Key order is no difference: an object's values are learned in sorted key order (and compared as mappings,
+so the order they come out in, the one recorded, is no difference either). It matters where two keys hold
+one value: Codex sends `client_metadata` in another key order per run (a hash map), with `turn_id` ==
+`root_turn_id`, so that value must be named after the same key in both runs.
 """
 
 from __future__ import annotations
@@ -172,7 +177,7 @@ class RunNormaliser:
             return node
         out: dict[str, Any] = {}
         is_tool_use = isinstance(node.get("type"), str) and node["type"].endswith("tool_use")
-        for key, value in node.items():
+        for key, value in sorted(node.items()):  # the module docstring: key order is no difference
             if n.ignore_usage and key == "usage" and isinstance(value, dict):
                 out[key] = "<usage>"
             elif n.opaque and key in OPAQUE_KEYS and isinstance(value, str) and value:
@@ -192,20 +197,22 @@ class RunNormaliser:
                 out[key] = f"<{key}>"
             else:
                 out[key] = self.walk(value, data=key in DATA_KEYS or (is_tool_use and key == "input"))
-        return out
+        return {key: out[key] for key in node}  # learned in sorted order, shown in the order recorded
 
     def _session_values(self, body: dict[str, Any]) -> dict[str, Any]:
         """Agent-side session values at the top of a request body, each replaced whole."""
         out = dict(body)
-        for key in SESSION_BODY_KEYS & body.keys():
+        for key in sorted(SESSION_BODY_KEYS & body.keys()):
             if isinstance(body[key], str) and body[key]:
                 out[key] = self.learn(body[key], key)
-        for key, inner in SESSION_BODY_OBJECTS.items():
+        for key, inner in sorted(SESSION_BODY_OBJECTS.items()):
             obj = body.get(key)
             if not isinstance(obj, dict):
                 continue
+            # sorted: a value two keys share (Codex's turn_id and root_turn_id) is named after the same key
+            # whatever order the run sent them in
             replaced = dict(obj)
-            for name, value in obj.items():
+            for name, value in sorted(obj.items()):
                 if (inner is None or name in inner) and isinstance(value, str) and value:
                     replaced[name] = self.learn(value, f"{key}.{name}")
             out[key] = replaced
@@ -222,12 +229,12 @@ class RunNormaliser:
             return self.walk(parsed)
         parsed = self._session_values(parsed)
         out = {}
-        for key, value in parsed.items():
+        for key, value in sorted(parsed.items()):
             if key in CONVERSATION_KEYS and isinstance(value, list):
                 out[key] = [self._conversation_item(item) for item in value]
             else:
                 out[key] = self.walk({key: value})[key]
-        return out
+        return {key: out[key] for key in parsed}
 
     def _conversation_item(self, item: Any) -> Any:
         """One message of the re-sent conversation, normalised once and remembered while nothing new occurs in it."""

@@ -116,6 +116,9 @@ class RunTotals:
     #: outcome of the last call to end: a run whose agent gave up on "provider_error"/"upstream_timeout" ended
     #: on the provider (the study's `infra`), not on its own doing
     last_outcome: str | None = None
+    #: that call's error (e.g. "upstream connection failed: ClientConnectorError: Cannot connect to host ..."),
+    #: None when it succeeded: a run that ended on its provider names the cause with it
+    last_error: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         d = dict(self.__dict__)
@@ -573,6 +576,7 @@ class Gateway:
                    "client_error": "client_errors", "upstream_timeout": "upstream_timeouts"}[outcome]
         setattr(t, counter, getattr(t, counter) + 1)
         t.last_outcome = outcome
+        t.last_error = None if outcome == "ok" else rec["error"]
         usage = Usage(**rec["usage"]) if rec["usage"] is not None else None
         cost = cost_usd(run.price, usage)
         if usage is not None:

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
 from orchestrator.diverge.analysis import DivergenceAnalysis, Finding
 from orchestrator.diverge.view import PairView
@@ -198,7 +199,15 @@ def _placement(analysis: DivergenceAnalysis) -> Section:
 
 
 def hazard_figure(hazard: Any) -> bytes:
-    """Hazard by call index with its intervals, and the risk set under it."""
+    """Hazard by call index with its intervals, and the risk set under it (PNG)."""
+    buf = io.BytesIO()
+    hazard_plot(hazard).savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    return buf.getvalue()
+
+
+def hazard_plot(hazard: Any) -> Figure:
+    """The hazard figure. Its x axis is the call index: whole numbers, a half call of room each side (left to
+    matplotlib, one row at call 0 got an axis from -0.04 to 0.04 with fractional ticks)."""
     rows = hazard.rows
     x = np.array([r.index for r in rows])
     h = np.array([r.hazard for r in rows])
@@ -218,9 +227,9 @@ def hazard_figure(hazard: Any) -> bytes:
         bottom.annotate(str(r.at_risk), (xi, r.at_risk), ha="center", va="bottom", fontsize=7)
     bottom.set_ylabel("at risk")
     bottom.set_xlabel("call index")
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    return buf.getvalue()
+    bottom.xaxis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
+    bottom.set_xlim(float(x.min()) - 0.5, float(x.max()) + 0.5)
+    return fig
 
 
 def _hazard(analysis: DivergenceAnalysis) -> Section:

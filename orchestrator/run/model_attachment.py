@@ -27,7 +27,7 @@ from orchestrator.agents.adapters import get_adapter
 from orchestrator.agents.adapters.protocol import STDOUT_COPY
 from orchestrator.agents.adapters.reports import collect_reports
 from orchestrator.failures import InfraError, ProviderFailure
-from orchestrator.gateway import forwarder
+from orchestrator.gateway import forwarder, reach
 from orchestrator.gateway.limits import ModelLimits
 from orchestrator.gateway.server import SOCKET_NAME, RunTotals
 from orchestrator.ledger import ModelUsage
@@ -37,6 +37,7 @@ from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.run.model_plan import PORT, STDOUT_KEEP, ModelPlan
 from orchestrator.run.watchdog import Stop
 from orchestrator.sandbox.docker import SOCK_MOUNT, DockerSandbox
+from orchestrator.specs.endpoints import Endpoint
 
 log = get_logger(__name__)
 
@@ -65,6 +66,26 @@ def usage_record(plan: ModelPlan, totals: RunTotals | None, *, transcript_sha256
         reasoning_tokens=u.reasoning, cost_usd=totals.cost_usd if totals.unpriced == 0 else None,
         last_outcome=totals.last_outcome,
     )
+
+
+def provider_failure_message(endpoint: str, ep: Endpoint | None, totals: RunTotals, agent_stop: str) -> str:
+    """Why a run ended on its provider, cause first, in words a person can act on: which endpoint, at which
+    address, what the last call's error was, and for an endpoint that took no connection the fix (the run's
+    last line and its failure reason in the ledger). `ep` is the endpoint's config (None: not known here)."""
+    failed = totals.provider_errors + totals.upstream_timeouts
+    at = f" at {ep.base_url}" if ep is not None else ""
+    error = totals.last_error or totals.last_outcome or "unknown"
+    fix = ""
+    if error.startswith("upstream connection failed"):
+        what = f"endpoint {endpoint}{at} did not answer"
+        if ep is not None:  # the same advice as `sbx study plan` gives for it (gateway/reach.py)
+            fix = f": {reach.fix_for(ep)}"
+    elif totals.last_outcome == "upstream_timeout":
+        what = f"endpoint {endpoint}{at} did not answer in time"
+    else:
+        what = f"endpoint {endpoint}{at} answered with errors"
+    return (f"{what} ({error}){fix}; {failed} of {totals.calls} calls failed, the last with {totals.last_outcome}; "
+            f"the agent stopped with {agent_stop}")
 
 
 class ModelAttachment:
@@ -102,10 +123,9 @@ class ModelAttachment:
             self.self_report = self._read_report(sandbox)
         totals = self.gateway.totals(self.ctx.run_id)
         if totals.last_outcome in PROVIDER_OUTCOMES:
-            failed = totals.provider_errors + totals.upstream_timeouts
-            raise ProviderFailure(f"the run ended on its model provider's errors ({failed} of {totals.calls} calls "
-                                  f"to endpoint {self.plan.endpoint} failed, the last with {totals.last_outcome}); "
-                                  f"the agent stopped with {stop.reason.value}")
+            raise ProviderFailure(provider_failure_message(self.plan.endpoint,
+                                                           self.gateway.endpoints.get(self.plan.endpoint), totals,
+                                                           stop.reason.value))
 
     def stop(self) -> dict[str, Any]:
         if not self._open or self.ctx is None:
@@ -160,4 +180,4 @@ class ModelAttachment:
         return {**dataclasses.asdict(report), "read_from": source, "files": sorted(files)[:20]}
 
 
-__all__ = ["PROVIDER_OUTCOMES", "TRANSCRIPT", "ModelAttachment", "usage_record"]
+__all__ = ["PROVIDER_OUTCOMES", "TRANSCRIPT", "ModelAttachment", "provider_failure_message", "usage_record"]

@@ -259,7 +259,7 @@ def test_timeouts_cut_streams_and_dead_upstreams(upstream_url: str, standin: Sta
                 r.read()
         assert http_dead.post("/v1/messages", json=body).status_code == 502
         gw.close_run("r1")
-        gw.close_run("r2")
+        dead_totals = gw.close_run("r2")
     slow = read_transcript(tmp_path / "r1.jsonl.gz")
     assert [c["outcome"] for c in slow] == ["upstream_timeout", "provider_error"]
     # the upstream hung up mid-stream: what arrived is kept, the input billed in message_start counted
@@ -267,6 +267,9 @@ def test_timeouts_cut_streams_and_dead_upstreams(upstream_url: str, standin: Sta
     assert slow[1]["usage"]["input"] > 0 and len(slow[1]["response"]["events"]) == 3
     (down,) = read_transcript(tmp_path / "r2.jsonl.gz")
     assert down["outcome"] == "provider_error" and "connection failed" in down["error"]
+    # the run's totals keep the last call's error: a run that ended on it names the cause (issue 24, item 3)
+    assert dead_totals.last_outcome == "provider_error" and dead_totals.last_error == down["error"]
+    assert "127.0.0.1:9" in dead_totals.last_error
     assert KEY not in json.dumps(slow + [down])
 
 

@@ -123,3 +123,21 @@ def test_what_agents_and_models_wrote_is_escaped(tmp_path: Path, made) -> None:
     html = paths.html.read_text()
     assert "<script>alert" not in html and "<img src=x" not in html and "<b>" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+@pytest.mark.parametrize("indices", [(0,), (0, 1, 2, 3)])
+def test_the_hazard_axis_is_the_call_index(indices: tuple[int, ...]) -> None:
+    """Whole call numbers with half a call of room each side (issue 24, item 5: one row at call 0 was drawn on
+    an axis from -0.4 to 0.4)."""
+    from orchestrator.report.divergence import hazard_plot
+    from orchestrator.stats.hazard import DivergenceHazard, HazardRow
+
+    rows = tuple(HazardRow(i, 10, 1, 0.1, 0.0, 0.4) for i in indices)
+    hazard = DivergenceHazard(rows=rows, **{k: 0 for k in DivergenceHazard.__dataclass_fields__ if k != "rows"})
+    fig = hazard_plot(hazard)
+    axis = fig.axes[1]
+    fig.canvas.draw()  # ticks are placed when drawn
+    low, high = axis.get_xlim()
+    assert (low, high) == (indices[0] - 0.5, indices[-1] + 0.5)
+    shown = [float(t) for t in axis.get_xticks() if low <= t <= high]
+    assert shown == [float(i) for i in indices]  # one tick per call index, whole numbers only

@@ -46,7 +46,9 @@ def test_a_run_that_ends_on_provider_errors_is_infra_and_the_endpoint_refuses(
         assert setup.host.refusing("standin-chat")
         health = setup.host.health("standin-chat")
     assert record.status == "failed" and record.failure_class == "infra" and not record.counted
-    assert record.failure_reason.startswith("ProviderFailure: the run ended on its model provider's errors (3 of 3")
+    # cause first: which endpoint, at which address, the last call's error
+    assert record.failure_reason.startswith(f"ProviderFailure: endpoint standin-chat at {setup.base_url} answered "
+                                            "with errors (upstream answered 503); 3 of 3 calls failed")
     assert usage is not None and usage.closed and (usage.calls, usage.provider_errors, usage.ok) == (3, 3, 0)
     assert [e.detail["status"] for e in errors] == [529, 429, 503]
     assert health.consecutive_failures == 3
