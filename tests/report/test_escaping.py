@@ -9,6 +9,7 @@ element the writers do not make, and each hostile string found whole in the page
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -243,3 +244,21 @@ def test_every_field_of_the_pair_view_is_text() -> None:
     s = Section("pair", "One pair side by side")
     s.html = pair_html(view)
     _check(render_html("t", [], [s]), own_scripts=OWN_SCRIPTS)
+
+
+# --- the writers have no way around the escaping ----------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_no_writer_escapes_by_hand_or_marks_text_safe() -> None:
+    """HTML is written only through the templates: no hand escaping, no |safe, Markup made in one place."""
+    sources = {p.relative_to(ROOT).as_posix(): p.read_text() for p in (ROOT / "orchestrator").rglob("*.py")}
+    assert [p for p, text in sources.items() if "html.escape" in text or "import html\n" in text] == []
+    makers = {p for p, text in sources.items() if re.search(r"Markup\((?!\"\"\))", text)}
+    assert makers == {"orchestrator/report/templating.py"}  # render_fragment: a rendered template only
+    templates = sorted((ROOT / "orchestrator" / "report" / "templates").glob("*.html.j2"))
+    assert {t.name for t in templates} == {"report.html.j2", "pair.html.j2", "transcript.html.j2"}
+    for t in templates:
+        code = re.sub(r"\{#.*?#\}", "", t.read_text(), flags=re.S)  # the comments may say what is banned
+        assert not re.search(r"\|\s*safe|autoescape|Markup", code), t.name
