@@ -23,7 +23,7 @@ from orchestrator.diverge.view import PairRow, PairView, pair_view
 from orchestrator.report import build_report
 from orchestrator.report.diverge_view import pair_html
 from orchestrator.report.divergence import DivergenceReportInput, write_divergence_report
-from orchestrator.report.render import Section, TableSpec, render_html
+from orchestrator.report.render import FigureSpec, Section, TableSpec, render_html
 from orchestrator.report.transcript import call_views, html_page
 from orchestrator.specs.diverge import BaseRateControl, Cause, DivergeDefinitions, Thresholds
 from orchestrator.specs.transcript import CallRecord
@@ -157,9 +157,12 @@ def test_the_study_report_shows_hostile_names_as_text(tmp_path: Path, study: str
 
 
 def test_a_raw_fragment_is_escaped_unless_the_writer_marked_it_safe() -> None:
-    """Section.html is a writer's slot for a block it built; a plain string put there is text, not markup."""
-    s = Section("x", BLOB, intro=BLOB, notes=[BLOB], html=BLOB)
+    """Section.html is a writer's slot for a block it built; a plain string put there is text, not markup.
+
+    Also every other field of a section, the figure's alt (an attribute) and caption among them."""
+    s = Section("x", BLOB, intro=BLOB, notes=[BLOB], html=BLOB)  # a str where Markup is asked: a careless writer
     s.tables.append(TableSpec("t", BLOB, pd.DataFrame({BLOB: [BLOB, 1.5]}), note=BLOB))
+    s.figures.append(FigureSpec("f", BLOB, b"\x89PNG", alt=BLOB))
     skipped = Section("y", BLOB, skipped=BLOB)
     page = render_html(BLOB, [BLOB], [s, skipped])
     _check(page, own_scripts=OWN_SCRIPTS)
