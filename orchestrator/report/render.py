@@ -1,9 +1,12 @@
-"""Writers: one self-contained HTML file (figures embedded as base64 PNG), a Markdown summary, CSV tables."""
+"""Writers: one self-contained HTML file (figures embedded as base64 PNG), a Markdown summary, CSV tables.
+
+The HTML comes from templates/report.html.j2 through orchestrator/report/templating.py: every value is
+escaped by default, since task and pairing names, run ids and transcripts are written by agents and models.
+"""
 
 from __future__ import annotations
 
 import base64
-import html
 import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -11,6 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from markupsafe import Markup
+
+from orchestrator.report.templating import render_page
 
 
 @dataclass
@@ -38,8 +44,9 @@ class Section:
     figures: list[FigureSpec] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     skipped: str = ""  # why the section could not be built; empty when it was
-    #: a block made by sbx's own code with every value escaped (the paired transcript view), and its Markdown
-    html: str = ""
+    #: a block rendered from its own template (the paired transcript view; templating.render_fragment), and
+    #: its Markdown; a plain str put here is escaped like any other value
+    html: Markup = Markup("")
     markdown: str = ""
 
 
@@ -86,91 +93,23 @@ def format_cell(value: object) -> str:
     return str(value)
 
 
-def _html_table(spec: TableSpec) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in spec.frame.columns)
-    body = []
-    for row in spec.frame.itertuples(index=False):
-        cells = []
-        for v in row:
-            text = html.escape(format_cell(v))
-            numeric = isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
-            cells.append(f'<td class="num">{text}</td>' if numeric else f"<td>{text}</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    note = f'<p class="note">{html.escape(spec.note)}</p>' if spec.note else ""
-    return (
-        f'<h3>{html.escape(spec.title)}</h3>{note}<div class="scroll"><table data-table="{spec.name}">'
-        f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
-        f'<p class="csv">CSV: tables/{html.escape(spec.name)}.csv</p>'
-    )
+def _cells(frame: pd.DataFrame) -> list[list[tuple[str, bool]]]:
+    """Each row's cells as (text, numeric): numbers are right-aligned."""
+    return [
+        [(format_cell(v), isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)) for v in row]
+        for row in frame.itertuples(index=False)
+    ]
 
 
-_CSS = """
-body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1180px;margin:2em auto;padding:0 1em;
-color:#222;line-height:1.45}
-h1{margin-bottom:.2em} h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:2em} h3{font-size:1em}
-table{border-collapse:collapse;font-size:.85em;margin:.4em 0}
-th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;white-space:nowrap}
-td.num{text-align:right;font-variant-numeric:tabular-nums} th{background:#f4f4f4}
-.scroll{overflow-x:auto} .note,.csv{color:#555;font-size:.85em;margin:.2em 0} .skipped{color:#8a6d00}
-figure{margin:1em 0} figure img{max-width:100%} figcaption{color:#555;font-size:.85em}
-nav ul{columns:2;font-size:.9em}
-table.pair td{white-space:pre-wrap;vertical-align:top;max-width:34em;font-family:ui-monospace,monospace;font-size:.8em}
-table.pair tr.first td{background:#fff3cd} table.pair tr.differs td.idx{color:#c62828;font-weight:bold}
-"""
-
-#: marks each embedded figure data-rendered="yes" once the browser has decoded it (checked by the tests)
-_CHECK_SCRIPT = """
-<script>
-function sbxCheckFigures(){var imgs=document.querySelectorAll('img[data-figure]');var ok=0;
-for(var i=0;i<imgs.length;i++){var im=imgs[i];var r=im.complete&&im.naturalWidth>0;
-im.setAttribute('data-rendered',r?'yes':'no');if(r){ok++;}}
-document.body.setAttribute('data-figures-rendered',ok+'/'+imgs.length);}
-window.addEventListener('load',sbxCheckFigures);
-</script>
-"""
+def _base64(png: bytes) -> str:
+    return base64.b64encode(png).decode("ascii")
 
 
 def render_html(title: str, preamble: list[str], sections: list[Section]) -> str:
     """The whole report as one HTML document with no external resources."""
-    parts = [
-        f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>",
-        f"<style>{_CSS}</style></head><body>",
-        f"<h1>{html.escape(title)}</h1>",
-    ]
-    parts += [f"<p>{html.escape(line)}</p>" for line in preamble]
-    parts.append(
-        "<nav><ul>"
-        + "".join(
-            f"<li><a href='#{s.key}'>{html.escape(s.title)}</a>"
-            + (" (skipped)" if s.skipped else "")
-            + "</li>"
-            for s in sections
-        )
-        + "</ul></nav>"
-    )
-    for s in sections:
-        parts.append(f"<section id='{s.key}'><h2>{html.escape(s.title)}</h2>")
-        if s.skipped:
-            parts.append(f"<p class='skipped'>Skipped: {html.escape(s.skipped)}</p></section>")
-            continue
-        if s.intro:
-            parts.append(f"<p>{html.escape(s.intro)}</p>")
-        for f in s.figures:
-            data = base64.b64encode(f.png).decode("ascii")
-            parts.append(
-                f"<figure><img data-figure='{f.name}' alt='{html.escape(f.alt, quote=True)}' "
-                f"src='data:image/png;base64,{data}'><figcaption>{html.escape(f.title)}</figcaption>"
-                "</figure>"
-            )
-        for t in s.tables:
-            parts.append(_html_table(t))
-        if s.html:
-            parts.append(s.html)
-        parts += [f"<p class='note'>{html.escape(n)}</p>" for n in s.notes]
-        parts.append("</section>")
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    parts.append(f"<p class='note'>Written by sbx report, {stamp}.</p>{_CHECK_SCRIPT}</body></html>")
-    return "\n".join(parts)
+    return render_page("report.html.j2", title=title, preamble=preamble, sections=sections, stamp=stamp,
+                       cells=_cells, base64=_base64)
 
 
 def _md_table(frame: pd.DataFrame) -> str:

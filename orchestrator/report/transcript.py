@@ -4,18 +4,19 @@
 each call's new messages (the conversation a call carries repeats the earlier ones), the model's answer
 (text, reasoning, tool calls) assembled from the body or the stream's events, and the numbers. The
 transcript is read with the strict reader (orchestrator/diverge/reader.py); everything shown is the agent's
-or the provider's text, so every string is escaped and cut to a bound.
+or the provider's text, so every string is cut to a bound and the page is rendered from
+templates/transcript.html.j2 with escaping by default (orchestrator/report/templating.py).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import html
 import json
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from orchestrator.report.templating import render_page
 from orchestrator.specs.transcript import CallRecord
 
 #: characters of one part kept on the page / in a summary line
@@ -289,60 +290,38 @@ def text_lines(views: list[CallView]) -> list[str]:
     return out
 
 
-# --- the page -----------------------------------------------------------------------------------------------
+# --- the page (templates/transcript.html.j2) ---------------------------------------------------------------
 
-_CSS = """
-body{font:14px/1.45 system-ui,sans-serif;margin:2em auto;max-width:70em;color:#222}
-h1{font-size:1.4em} table{border-collapse:collapse} td,th{padding:2px 8px;text-align:right}
-th:first-child,td:first-child{text-align:left}
-section.call{border:1px solid #ccc;border-radius:6px;margin:1.2em 0;padding:.6em 1em}
-section.call h2{font-size:1.05em;margin:.2em 0}
-.meta{color:#555;font-size:.92em} .bad{color:#a00}
-.part{margin:.5em 0;padding:.4em .7em;border-left:4px solid #bbb;background:#fafafa}
-.part.assistant{border-color:#36c} .part.tool{border-color:#393} .part.system,.part.tools{border-color:#999}
-.part .who{font-weight:600;font-size:.85em;color:#444}
-pre{white-space:pre-wrap;word-break:break-word;margin:.2em 0;font:12.5px/1.4 ui-monospace,monospace}
-"""
+#: a part longer than this is folded into <details>, its first line as the summary
+FOLD_CHARS = 1500
 
 
-def _part_html(p: Part) -> str:
+def _part(p: Part) -> dict[str, Any]:
     text = p.text if len(p.text) <= PAGE_CHARS else p.text[:PAGE_CHARS] + f"\n[... {len(p.text) - PAGE_CHARS} more characters]"
     who = {"tool_call": f"{p.role}: tool call {p.name}", "tool_result": "tool result",
            "reasoning": f"{p.role}: reasoning", "tools": "tools offered"}.get(p.kind, p.role)
-    body = f"<pre>{html.escape(text)}</pre>"
-    if len(text) > 1500:
-        body = f"<details><summary>{html.escape(_one_line(text))}</summary>{body}</details>"
-    return f'<div class="part {html.escape(p.role)}"><div class="who">{html.escape(who)}</div>{body}</div>'
+    return {"role": p.role, "who": who, "text": text, "fold": _one_line(text) if len(text) > FOLD_CHARS else None}
+
+
+def _call(v: CallView) -> dict[str, Any]:
+    u = v.usage or {}
+    return {
+        "index": v.index, "path": v.path, "outcome": v.outcome, "stream": v.stream, "error": v.error,
+        "row": (f"#{v.index}", _n(v.status, "d"), v.outcome, _n(v.ttfb_s, ".3f"), _n(v.total_s, ".3f"),
+                u.get("input", "-"), u.get("cached_input", "-"), u.get("output", "-"), u.get("reasoning", "-"),
+                _n(v.cost_usd, ".6f")),
+        "when": dt.datetime.fromtimestamp(v.started_at, dt.UTC).strftime("%H:%M:%S.%f")[:-3],
+        "cls": "" if v.outcome == "ok" else " bad", "status": _n(v.status, "d"), "model": v.model or "-",
+        "ttfb": _n(v.ttfb_s, ".3f"), "total": _n(v.total_s, ".3f"), "cost": _n(v.cost_usd, ".6f"),
+        "tokens": json.dumps(v.usage) if v.usage else "-",
+        "sent": [_part(p) for p in v.sent], "received": [_part(p) for p in v.received],
+    }
 
 
 def html_page(views: list[CallView], *, title: str, summary: dict[str, Any]) -> str:
     """A self-contained page: the run's numbers, a table of calls, then each call in full."""
-    rows = "".join(
-        f"<tr><td>{html.escape(str(k))}</td><td>{html.escape(str(v))}</td></tr>" for k, v in summary.items())
-    out = [(f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
-            f"<style>{_CSS}</style></head><body><h1>{html.escape(title)}</h1><table>{rows}</table>")]
-    out.append("<h2>Calls</h2><table><tr><th>#</th><th>status</th><th>outcome</th><th>ttfb s</th><th>total s</th>"
-               "<th>input</th><th>cached</th><th>output</th><th>reasoning</th><th>cost $</th></tr>")
-    for v in views:
-        u = v.usage or {}
-        out.append("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in (
-            f"#{v.index}", _n(v.status, "d"), v.outcome, _n(v.ttfb_s, ".3f"), _n(v.total_s, ".3f"),
-            u.get("input", "-"), u.get("cached_input", "-"), u.get("output", "-"), u.get("reasoning", "-"),
-            _n(v.cost_usd, ".6f"))) + "</tr>")
-    out.append("</table>")
-    for v in views:
-        when = dt.datetime.fromtimestamp(v.started_at, dt.UTC).strftime("%H:%M:%S.%f")[:-3]
-        cls = "" if v.outcome == "ok" else " bad"
-        out.append(f'<section class="call"><h2 id="call-{v.index}">Call #{v.index}: {html.escape(v.path)}</h2>'
-                   f'<div class="meta{cls}">{when}Z, status {_n(v.status, "d")}, {html.escape(v.outcome)}'
-                   f'{", streamed" if v.stream else ""}, model {html.escape(v.model or "-")}; first byte '
-                   f'{_n(v.ttfb_s, ".3f")} s, total {_n(v.total_s, ".3f")} s; tokens '
-                   f'{html.escape(json.dumps(v.usage) if v.usage else "-")}; cost ${_n(v.cost_usd, ".6f")}'
-                   + (f"<br>error: {html.escape(v.error)}" if v.error else "") + "</div>")
-        out.append("<h3>sent (new in this call)</h3>" + "".join(_part_html(p) for p in v.sent))
-        out.append("<h3>received</h3>" + "".join(_part_html(p) for p in v.received) + "</section>")
-    out.append("</body></html>")
-    return "\n".join(out)
+    return render_page("transcript.html.j2", title=title, summary=[(str(k), str(v)) for k, v in summary.items()],
+                       calls=[_call(v) for v in views])
 
 
 __all__ = ["CallView", "Part", "call_views", "html_page", "request_parts", "response_parts", "text_lines"]
