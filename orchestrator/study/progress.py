@@ -4,8 +4,10 @@ another shell reads from the ledger at any time."""
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -87,21 +89,62 @@ def _eta(seconds: float | None) -> str:
     return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s"
 
 
-class StudyDisplay:
-    """A `Progress` callback for StudyRunner."""
+class StatusPoller:
+    """`study_status` read off the driver's thread, on a ledger connection of its own: every `min_interval_s`,
+    or every five times as long as the last read took, whichever is longer (so a study of 100,000 runs costs
+    the driver's machine at most a sixth of a core for it, and the driver nothing). `latest` is the last
+    read (None before the first)."""
 
-    def __init__(self, ledger: Ledger, name: str, slots: int, live: bool | None = None) -> None:
+    def __init__(self, ledger_path: Path, study_id: str, min_interval_s: float = 1.0) -> None:
+        self.ledger_path, self.study_id, self.min_interval_s = ledger_path, study_id, min_interval_s
+        self.latest: dict[str, Any] | None = None
+        self.reads = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="sbx-study-status", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=30)
+
+    def _loop(self) -> None:
+        try:
+            with Ledger(self.ledger_path, create=False) as ledger:
+                wait = 0.0
+                while not self._stop.wait(wait):
+                    t0 = time.monotonic()
+                    self.latest = study_status(ledger, self.study_id)
+                    self.reads += 1
+                    wait = max(self.min_interval_s, 5 * (time.monotonic() - t0))
+        except Exception as exc:  # noqa: BLE001 - a display that cannot read never stops the study
+            log.warning("study.status_poller_failed", error=f"{type(exc).__name__}: {exc}"[:300])
+
+
+class StudyDisplay:
+    """A `Progress` callback for StudyRunner. On a terminal, a live table redrawn on rich's timer from
+    the tally (kept by the driver) and a `StatusPoller`: an event costs the driver nothing but a flag."""
+
+    def __init__(self, ledger: Ledger, name: str, slots: int, live: bool | None = None,
+                 poll_interval_s: float = 1.0) -> None:
         self.ledger, self.name, self.slots = ledger, name, slots
         self.live_mode = sys.stderr.isatty() if live is None else live
         self.console = Console(stderr=True)
+        self.poll_interval_s = poll_interval_s
         self._live: Live | None = None
+        self._poller: StatusPoller | None = None
+        self._tally: Tally | None = None
         self.study_id = ""
 
-    def _table(self, tally: Tally) -> Table:
-        status = study_status(self.ledger, self.study_id) if self.study_id else {"pairings": {}, "cpu_seconds": 0}
-        t = Table(title=f"study {self.name}: {len(tally.running)} running on {self.slots} slots, "
-                        f"{status['cpu_seconds']} CPU-s, {time.monotonic() - tally.started:.0f}s elapsed, "
-                        f"about {_eta(tally.eta_seconds(self.slots))} left")
+    def _table(self) -> Table:
+        tally = self._tally
+        status = (self._poller.latest if self._poller is not None else None) or {"pairings": {}, "cpu_seconds": 0}
+        running = len(tally.running) if tally is not None else 0
+        elapsed = time.monotonic() - tally.started if tally is not None else 0.0
+        eta = _eta(tally.eta_seconds(self.slots)) if tally is not None else "-"
+        t = Table(title=f"study {self.name}: {running} running on {self.slots} slots, {status['cpu_seconds']} "
+                        f"CPU-s, {elapsed:.0f}s elapsed, about {eta} left")
         for col in ("pairing", "planned", "running", "scoring", "done", "failed"):
             t.add_column(col, justify="left" if col == "pairing" else "right")
         for pairing, counts in status["pairings"].items():
@@ -109,17 +152,21 @@ class StudyDisplay:
         return t
 
     def __call__(self, what: str, tally: Tally, outcome: RunOutcome | None) -> None:
+        self._tally = tally
         if not self.study_id:
             found = self.ledger.get_study_by_name(self.name)
             self.study_id = found.study_id if found else ""
         if self.live_mode:
             if what == "start":
-                self._live = Live(self._table(tally), console=self.console, refresh_per_second=2)
+                if self.study_id:
+                    self._poller = StatusPoller(self.ledger.path, self.study_id, self.poll_interval_s)
+                    self._poller.start()
+                self._live = Live(get_renderable=self._table, console=self.console, refresh_per_second=2)
                 self._live.start()
-            elif self._live is not None:
-                self._live.update(self._table(tally))
-                if what == "end":
-                    self._live.stop()
+            elif what == "end" and self._live is not None:
+                if self._poller is not None:
+                    self._poller.stop()
+                self._live.stop()
             return
         if what == "finished" and outcome is not None:
             done = len(tally.finished)

@@ -127,13 +127,22 @@ class Tally:
     running: dict[str, str] = field(default_factory=dict)            # run_id -> slot
     finished: dict[str, RunOutcome] = field(default_factory=dict)
     retried: int = 0
-    durations: list[float] = field(default_factory=list)
+    #: kept as runs finish, so the display's figures cost O(1) per event at any study size
+    done: int = 0                   # finished in a final state (DONE)
+    attempts_seconds: float = 0.0   # wall time of every finished attempt
+    attempts: int = 0
+
+    def finish(self, run_id: str, outcome: RunOutcome) -> None:
+        self.finished[run_id] = outcome
+        self.done += outcome.status in DONE
+        self.attempts_seconds += outcome.seconds
+        self.attempts += 1
 
     def eta_seconds(self, slots: int) -> float | None:
-        left = self.planned - len([o for o in self.finished.values() if o.status in DONE])
-        if not self.durations or left <= 0:
+        left = self.planned - self.done
+        if not self.attempts or left <= 0:
             return None
-        return sum(self.durations) / len(self.durations) * left / max(1, slots)
+        return self.attempts_seconds / self.attempts * left / max(1, slots)
 
 
 Progress = Callable[[str, Tally, RunOutcome | None], None]
@@ -283,8 +292,7 @@ class StudyRunner:
                             log.error("study.config_error", run_id=job.run_id, error=str(exc))
                             stopped = stopped or exc
                             continue
-                        tally.finished[job.run_id] = outcome
-                        tally.durations.append(outcome.seconds)
+                        tally.finish(job.run_id, outcome)
                         if outcome.endpoint_refusing:
                             self._pause(outcome.endpoint_refusing)
                         retry = self._maybe_retry(job, outcome)
