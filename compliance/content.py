@@ -199,7 +199,7 @@ def _decompress(data: bytes, limit: int) -> tuple[bytes, str] | None:
     for magic, module, name in ((b"\x1f\x8b", gzip, "gzip"), (b"BZh", bz2, "bz2"), (b"\xfd7zXZ", lzma, "xz")):
         if data.startswith(magic):
             try:
-                with module.open(io.BytesIO(data)) as f:  # type: ignore[attr-defined]
+                with module.open(io.BytesIO(data)) as f:
                     return f.read(limit), f"{name} text"
             except (OSError, EOFError, ValueError, lzma.LZMAError):
                 return None

@@ -126,7 +126,7 @@ class Expressions(InterpreterBase):
 
     def _e_Attribute(self, node: ast.Attribute, state: State) -> Value:
         inner = node.value
-        obj = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)  # type: ignore[attr-defined]
+        obj = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)
         return self.load_attr(obj, node.attr, node, state)
 
     def load_attr(self, obj: Value, attr: str, node: ast.AST, state: State) -> Value:
@@ -226,7 +226,7 @@ class Expressions(InterpreterBase):
                         axes=frame.axes,
                     )
         inner = node.value
-        container = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)  # type: ignore[attr-defined]
+        container = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)
         key = self.eval(node.slice, state)
         is_slice = isinstance(node.slice, ast.Slice)
         if container.ref is not None:
@@ -351,8 +351,8 @@ class Expressions(InterpreterBase):
 
     def _e_BinOp(self, node: ast.BinOp, state: State) -> Value:
         left, right = node.left, node.right
-        a = self.lookup(left.id, state) if type(left) is ast.Name else self.eval(left, state)  # type: ignore[attr-defined]
-        b = self.lookup(right.id, state) if type(right) is ast.Name else self.eval(right, state)  # type: ignore[attr-defined]
+        a = self.lookup(left.id, state) if type(left) is ast.Name else self.eval(left, state)
+        b = self.lookup(right.id, state) if type(right) is ast.Name else self.eval(right, state)
         return self._binop(node.op, a, b, node)
 
     def _binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:

@@ -49,12 +49,12 @@ _PER_GROUP = frozenset({"transform", "apply"})
 
 def is_groupby(value: Value) -> bool:
     ref = value.ref
-    return ref is not None and ref.__class__ is LibRef and ref.qualname == GROUPBY  # type: ignore[union-attr]
+    return ref is not None and ref.__class__ is LibRef and ref.qualname == GROUPBY
 
 
 def is_groups(value: Value) -> bool:
     ref = value.ref
-    return ref is not None and ref.__class__ is LibRef and ref.qualname == GROUPS  # type: ignore[union-attr]
+    return ref is not None and ref.__class__ is LibRef and ref.qualname == GROUPS
 
 
 def make(host: Host, data: Value, key: Value, site: CallSite) -> Value:
