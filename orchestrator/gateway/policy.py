@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from orchestrator.gateway.limits import Refusal
 
@@ -205,5 +205,6 @@ def worst_case(api: str, target: str, body: dict[str, Any], body_bytes: int,
     return WorstCase(body_bytes, out)
 
 
-def _count(value: Any) -> bool:
+def _count(value: object) -> TypeGuard[int]:
+    """A positive int that is not a bool (JSON true is no token count)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
