@@ -153,8 +153,9 @@ def _imports(tree: ast.Module, name: str, rel: str, mods: _Modules) -> tuple[lis
             called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if called in _DYNAMIC and not (node.args and isinstance(node.args[0], ast.Constant)):
                 dynamic.append(f"{rel}:{node.lineno}")
-            elif called in _DYNAMIC and node.args and isinstance(node.args[0].value, str):
-                target = node.args[0].value
+            # past the branch above, a dynamic call's first argument is a constant
+            elif called in _DYNAMIC and isinstance(arg := node.args[0], ast.Constant) and isinstance(arg.value, str):
+                target = arg.value
                 if called in ("import_module", "__import__", "run_module") and mods.known(target.split(".")[0]):
                     add(target)
     return out, dynamic

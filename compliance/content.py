@@ -289,7 +289,7 @@ def find_eval_copies(root: Path | None, ev: EvalRows, *, extra: Iterable[tuple[s
             if budget <= 0:
                 scan.unchecked.append((rel, f"past {MAX_TOTAL_BYTES >> 20} MB read in all"))
                 continue
-            data = _read_bounded(path, min(MAX_FILE_BYTES, budget))
-            if data:
-                check(rel, data, size)
+            head = _read_bounded(path, min(MAX_FILE_BYTES, budget))
+            if head:
+                check(rel, head, size)
     return scan

@@ -171,7 +171,7 @@ def _broadcast(host: Host, taints: Taints, site: CallSite, name: str) -> Taints:
         if path is None:
             continue
         step = host.step(site, f"groupby().{name}(): {note}, across the rows of the batch", kind=kind)
-        rest = taints.only(lambda k, kind=kind: k is not kind)
+        rest = taints.without(kind)
         taints = rest.join(Taints(((Kind.BATCH_STAT, extend_path(path, step, Kind.BATCH_STAT)),)))
     return taints
 
