@@ -401,7 +401,7 @@ def _fresh_check(job: _Scoring, plan: BatchPlan, first: _Answers) -> tuple[str, 
     allowance = tol + (NOISE_FACTOR * noise if noise > tol else 0.0)
     change = np.abs(np.array([seen[r] for r in rows]) - first.main[rows]) if len(rows) else np.zeros(0)
     changed = int((change > allowance).sum())
-    facts = {"rows_checked": len(rows), "rows_changed": changed,
+    facts: dict[str, Any] = {"rows_checked": len(rows), "rows_changed": changed,
              "max_abs_change": float(f"{change.max():.3g}") if len(rows) else 0.0,
              "replay_max_abs_change": float(f"{noise:.3g}"), "tolerance": allowance}
     if changed:

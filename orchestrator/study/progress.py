@@ -98,7 +98,8 @@ class StudyDisplay:
         self.study_id = ""
 
     def _table(self, tally: Tally) -> Table:
-        status = study_status(self.ledger, self.study_id) if self.study_id else {"pairings": {}, "cpu_seconds": 0}
+        status: dict[str, Any] = (study_status(self.ledger, self.study_id) if self.study_id
+                                  else {"pairings": {}, "cpu_seconds": 0})
         t = Table(title=f"study {self.name}: {len(tally.running)} running on {self.slots} slots, "
                         f"{status['cpu_seconds']} CPU-s, {time.monotonic() - tally.started:.0f}s elapsed, "
                         f"about {_eta(tally.eta_seconds(self.slots))} left")
