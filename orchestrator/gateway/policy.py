@@ -100,8 +100,10 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise _Duplicate(f"duplicate key {dup[:80]!r}")
+        for k, _ in pairs:
+            if k in seen:
+                raise _Duplicate(f"duplicate key {k[:80]!r}")
+            seen.add(k)
     for key in obj:
         if not key.isascii():
             try:

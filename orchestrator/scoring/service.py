@@ -214,7 +214,7 @@ def _score_in_container(job: _Scoring, plan: BatchPlan, timer: _Timer, role: str
                 answers = _drive(box, job, plan, timer)
             except (_Died, UnscorableArtifact) as exc:
                 failure = _post_mortem(box, exc) if isinstance(exc, _Died) else exc
-                failure.cpu_seconds = box.cpu_seconds()  # type: ignore[attr-defined]
+                failure.cpu_seconds = box.cpu_seconds()
                 raise failure from None
             answers.cpu = box.cpu_seconds()
             assert box.watch is not None
