@@ -353,6 +353,7 @@ class _Rewriter(ast.NodeTransformer):
 def _as_list(node: ast.AST | list[ast.stmt] | None) -> list[ast.stmt]:
     if node is None:
         return []
+    # a visited statement stays a statement; only a module visit could give another node
     return node if isinstance(node, list) else [node]  # type: ignore[list-item]
 
 
@@ -383,6 +384,7 @@ def build_bundle(files: Mapping[str, str], entry: str = "train.py") -> Bundle:
         return Bundle(source=files[entry], tree=entry_tree, pieces=[Piece(entry, 1, _line_count(files[entry]))],
                       dynamic=dynamic)
     prefix_of = {name: name.replace(".", "__") + "__" for name in order}
+    # visit() puts in `order` only modules whose tree it found
     globals_of = {name: _module_globals(mods.tree(name)) for name in order}  # type: ignore[arg-type]
     body: list[ast.stmt] = []
     pieces: list[Piece] = []

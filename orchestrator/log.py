@@ -122,6 +122,7 @@ def configure(level: str = "info", json: bool | None = None, file: Path | None =
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS[level.upper()]),
+        # structlog types `file` as TextIO; PrintLogger calls only write and flush
         logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )
