@@ -153,8 +153,9 @@ def _imports(tree: ast.Module, name: str, rel: str, mods: _Modules) -> tuple[lis
             called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
             if called in _DYNAMIC and not (node.args and isinstance(node.args[0], ast.Constant)):
                 dynamic.append(f"{rel}:{node.lineno}")
-            elif called in _DYNAMIC and node.args and isinstance(node.args[0].value, str):
-                target = node.args[0].value
+            # past the branch above, a dynamic call's first argument is a constant
+            elif called in _DYNAMIC and isinstance(arg := node.args[0], ast.Constant) and isinstance(arg.value, str):
+                target = arg.value
                 if called in ("import_module", "__import__", "run_module") and mods.known(target.split(".")[0]):
                     add(target)
     return out, dynamic
@@ -352,6 +353,7 @@ class _Rewriter(ast.NodeTransformer):
 def _as_list(node: ast.AST | list[ast.stmt] | None) -> list[ast.stmt]:
     if node is None:
         return []
+    # a visited statement stays a statement; only a module visit could give another node
     return node if isinstance(node, list) else [node]  # type: ignore[list-item]
 
 
@@ -382,6 +384,7 @@ def build_bundle(files: Mapping[str, str], entry: str = "train.py") -> Bundle:
         return Bundle(source=files[entry], tree=entry_tree, pieces=[Piece(entry, 1, _line_count(files[entry]))],
                       dynamic=dynamic)
     prefix_of = {name: name.replace(".", "__") + "__" for name in order}
+    # visit() puts in `order` only modules whose tree it found
     globals_of = {name: _module_globals(mods.tree(name)) for name in order}  # type: ignore[arg-type]
     body: list[ast.stmt] = []
     pieces: list[Piece] = []

@@ -199,7 +199,7 @@ def _decompress(data: bytes, limit: int) -> tuple[bytes, str] | None:
     for magic, module, name in ((b"\x1f\x8b", gzip, "gzip"), (b"BZh", bz2, "bz2"), (b"\xfd7zXZ", lzma, "xz")):
         if data.startswith(magic):
             try:
-                with module.open(io.BytesIO(data)) as f:  # type: ignore[attr-defined]
+                with module.open(io.BytesIO(data)) as f:
                     return f.read(limit), f"{name} text"
             except (OSError, EOFError, ValueError, lzma.LZMAError):
                 return None
@@ -289,7 +289,7 @@ def find_eval_copies(root: Path | None, ev: EvalRows, *, extra: Iterable[tuple[s
             if budget <= 0:
                 scan.unchecked.append((rel, f"past {MAX_TOTAL_BYTES >> 20} MB read in all"))
                 continue
-            data = _read_bounded(path, min(MAX_FILE_BYTES, budget))
-            if data:
-                check(rel, data, size)
+            head = _read_bounded(path, min(MAX_FILE_BYTES, budget))
+            if head:
+                check(rel, head, size)
     return scan

@@ -28,10 +28,11 @@ def to_row(record: AuditRecord) -> AuditRow:
 def from_row(run_id: str, row: AuditRow) -> AuditRecord:
     override = None
     if row.override is not None:
+        # the ledger's CHECK constraints admit only the Literal verdicts; the row types them as str
         override = Override(verdict=row.override.verdict, reason=row.override.reason,  # type: ignore[arg-type]
                             at=datetime.fromtimestamp(row.override.created_at, UTC))
     return AuditRecord(run_id=run_id, file=row.file, rule=row.rule, rule_version=row.rule_version,
-                       verdict=row.verdict,  # type: ignore[arg-type]
+                       verdict=row.verdict,  # type: ignore[arg-type]  # as the override above
                        evidence=_EVIDENCE.validate_json(row.evidence_json), notes=json.loads(row.notes_json),
                        override=override)
 

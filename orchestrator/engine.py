@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 import docker
@@ -34,7 +34,8 @@ def fresh_client() -> docker.DockerClient:
 
 
 
-def exec_stream(client: docker.DockerClient, exec_id: str, *, stdout_only: bool = False) -> Iterator[bytes]:
+def exec_stream(client: docker.DockerClient, exec_id: str, *, stdout_only: bool = False
+                ) -> Generator[bytes, None, None]:
     """Start an exec now (an engine error raises here, not at the first read) and return its output as it
     comes: stdout and stderr as the engine sends them, or with `stdout_only` stdout alone (stderr dropped).
     The connection is closed however the stream ends.
@@ -48,7 +49,7 @@ def exec_stream(client: docker.DockerClient, exec_id: str, *, stdout_only: bool 
     return _drain(stream, stdout_only)
 
 
-def _drain(stream: Any, stdout_only: bool) -> Iterator[bytes]:
+def _drain(stream: Any, stdout_only: bool) -> Generator[bytes, None, None]:  # a generator: callers close it
     try:
         reader = stream._response.raw._fp.fp
         sock = reader.raw._sock

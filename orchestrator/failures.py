@@ -105,6 +105,8 @@ class UnscorableArtifact(SbxError):
 
     failure_class = "unscorable"
     exit_code = 1
+    #: the scorer container's CPU seconds up to the failure, set by the scoring service when it knows them
+    cpu_seconds: float | None = None
 
     def __init__(self, reason: str, detail: str = "") -> None:
         super().__init__(f"{reason}: {detail}" if detail else reason)

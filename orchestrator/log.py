@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import structlog
+from structlog.typing import EventDict
 
 
 class _Stderr:
@@ -55,7 +56,7 @@ def terminal_safe(text: str, keep_newlines: bool = False) -> str:
     return "".join(out)
 
 
-def _escape(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def _escape(_: Any, __: str, event: EventDict) -> EventDict:
     """For a terminal: the message and a formatted exception escaped (the console shows every other value
     as its repr, which escapes already)."""
     if isinstance(event.get("event"), str):
@@ -66,7 +67,7 @@ def _escape(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
     return event
 
 
-def _redact(_: Any, __: str, event: dict[str, Any]) -> dict[str, Any]:
+def _redact(_: Any, __: str, event: EventDict) -> EventDict:
     """Drop values whose key looks like a credential, wherever they were bound."""
     for key in list(event):
         if _SECRET_KEY.search(key):
@@ -82,7 +83,7 @@ class _Tee:
         self.file, self.console_level = file, console_level
         self._lock = threading.Lock()
 
-    def __call__(self, _: Any, method: str, event: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, _: Any, method: str, event: EventDict) -> EventDict:
         if self.file is not None:
             line = jsonlib.dumps(event, default=str)
             with self._lock:
@@ -121,6 +122,7 @@ def configure(level: str = "info", json: bool | None = None, file: Path | None =
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(_LEVELS[level.upper()]),
+        # structlog types `file` as TextIO; PrintLogger calls only write and flush
         logger_factory=structlog.PrintLoggerFactory(file=_Stderr()),  # type: ignore[arg-type]
         cache_logger_on_first_use=False,
     )

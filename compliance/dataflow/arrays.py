@@ -11,6 +11,7 @@ cannot be known, the reduction is taken to cross rows, and the step says the axi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from compliance import library as lib
@@ -176,7 +177,7 @@ def elementwise(site: CallSite) -> Axes | None:
     return found
 
 
-def indexed(container: Value, parts: list[tuple[str, Value | None]]) -> tuple[Axes | None, bool]:
+def indexed(container: Value, parts: Sequence[tuple[str, Value | None]]) -> tuple[Axes | None, bool]:
     """Axes after `x[a, b, ...]` and whether a single batch row was picked. `parts` gives each index's
     kind: "slice", "int", "none" (np.newaxis), "array" (a list, mask or index array), "ellipsis"."""
     axes = axes_of(container)

@@ -55,7 +55,7 @@ class Calls(InterpreterBase):
         if isinstance(func, ast.Attribute):
             receiver_node = func.value
             receiver = (
-                self.lookup(receiver_node.id, state)  # type: ignore[attr-defined]
+                self.lookup(receiver_node.id, state)
                 if type(receiver_node) is ast.Name
                 else self.eval(receiver_node, state)
             )

@@ -55,9 +55,9 @@ class Expressions(InterpreterBase):
             return NONE
         kind = type(node)
         if kind is ast.Name:
-            return self.lookup(node.id, state)  # type: ignore[attr-defined]
+            return self.lookup(node.id, state)  # type: ignore[attr-defined]  # kind is type(node)
         if kind is ast.Constant:
-            return self._e_Constant(node, state)  # type: ignore[arg-type]
+            return self._e_Constant(node, state)  # type: ignore[arg-type]  # kind is type(node)
         handler = self.expression_handlers.get(kind)
         if handler is None:
             out = Taints()
@@ -126,7 +126,7 @@ class Expressions(InterpreterBase):
 
     def _e_Attribute(self, node: ast.Attribute, state: State) -> Value:
         inner = node.value
-        obj = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)  # type: ignore[attr-defined]
+        obj = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)
         return self.load_attr(obj, node.attr, node, state)
 
     def load_attr(self, obj: Value, attr: str, node: ast.AST, state: State) -> Value:
@@ -151,8 +151,8 @@ class Expressions(InterpreterBase):
             folded = fold_attribute(obj.const, attr)
             if folded is not UNKNOWN:
                 return self.constant(folded, node, Value(base=obj.total))
-        if attr == "columns" and obj.field(COLUMNS) is not None:
-            return obj.field(COLUMNS)  # type: ignore[return-value]
+        if attr == "columns" and (columns := obj.field(COLUMNS)) is not None:
+            return columns
         if attr in lib.SCHEMA_ATTRIBUTES:
             return CLEAN
         if attr in lib.CODE_ATTRIBUTES and obj.total.has(Kind.BATCH_LEVELS):
@@ -213,7 +213,7 @@ class Expressions(InterpreterBase):
     def _e_Subscript(self, node: ast.Subscript, state: State) -> Value:
         accessor = node.value.attr if isinstance(node.value, ast.Attribute) else None
         if accessor == "loc" or (accessor == "iloc" and not isinstance(node.slice, ast.Tuple)):
-            frame = self.eval(node.value.value, state)  # type: ignore[attr-defined]
+            frame = self.eval(node.value.value, state)  # type: ignore[attr-defined]  # accessor: an Attribute
             if frame.fields is not None and frame.ref is None:
                 if accessor == "loc":
                     return self._loc(frame, node, state)
@@ -226,7 +226,7 @@ class Expressions(InterpreterBase):
                         axes=frame.axes,
                     )
         inner = node.value
-        container = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)  # type: ignore[attr-defined]
+        container = self.lookup(inner.id, state) if type(inner) is ast.Name else self.eval(inner, state)
         key = self.eval(node.slice, state)
         is_slice = isinstance(node.slice, ast.Slice)
         if container.ref is not None:
@@ -240,7 +240,7 @@ class Expressions(InterpreterBase):
             if found is not None:
                 return found
             if _index_in(container, const):
-                return container.items[const]  # type: ignore[index]
+                return container.items[const]  # type: ignore[index]  # _index_in checked it
             if isinstance(container.const, str):
                 return Value(base=container.total.join(key.total))
         if container.fields is not None and container.items is None and container.elem is None:
@@ -351,8 +351,8 @@ class Expressions(InterpreterBase):
 
     def _e_BinOp(self, node: ast.BinOp, state: State) -> Value:
         left, right = node.left, node.right
-        a = self.lookup(left.id, state) if type(left) is ast.Name else self.eval(left, state)  # type: ignore[attr-defined]
-        b = self.lookup(right.id, state) if type(right) is ast.Name else self.eval(right, state)  # type: ignore[attr-defined]
+        a = self.lookup(left.id, state) if type(left) is ast.Name else self.eval(left, state)
+        b = self.lookup(right.id, state) if type(right) is ast.Name else self.eval(right, state)
         return self._binop(node.op, a, b, node)
 
     def _binop(self, op: ast.operator, left: Value, right: Value, node: ast.AST) -> Value:

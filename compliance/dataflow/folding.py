@@ -41,7 +41,7 @@ def fold_binop(op: ast.operator, a: object, b: object) -> object:
         if isinstance(op, ast.Div) and isinstance(a, str) and isinstance(b, str):
             return path_join([a, b])  # pathlib: Path("data") / "eval.csv"
         if isinstance(op, ast.Add) and type(a) is type(b) and isinstance(a, str | int | float | tuple):
-            return a + b  # type: ignore[operator]
+            return a + b  # type: ignore[operator]  # a and b are one type (checked)
         if isinstance(op, ast.Mod) and isinstance(a, str):
             return a % b
         if isinstance(a, int | float) and isinstance(b, int | float) and not isinstance(a, bool):
@@ -51,7 +51,7 @@ def fold_binop(op: ast.operator, a: object, b: object) -> object:
                 ast.Div: lambda: a / b if b else UNKNOWN,
                 ast.FloorDiv: lambda: a // b if b else UNKNOWN,
                 ast.Add: lambda: a + b,
-            }  # type: ignore[operator]
+            }
             fn = ops.get(type(op))
             return fn() if fn is not None else UNKNOWN
     except (TypeError, ValueError, OverflowError):
@@ -95,17 +95,17 @@ def fold_compare(op: ast.cmpop, left: Value, right: Value) -> object:
         if isinstance(op, ast.NotEq):
             return a != b
         if isinstance(op, ast.In):
-            return a in b  # type: ignore[operator]
+            return a in b
         if isinstance(op, ast.NotIn):
-            return a not in b  # type: ignore[operator]
+            return a not in b
         if isinstance(op, ast.Lt):
-            return a < b  # type: ignore[operator]
+            return a < b
         if isinstance(op, ast.LtE):
-            return a <= b  # type: ignore[operator]
+            return a <= b
         if isinstance(op, ast.Gt):
-            return a > b  # type: ignore[operator]
+            return a > b
         if isinstance(op, ast.GtE):
-            return a >= b  # type: ignore[operator]
+            return a >= b
         if isinstance(op, ast.Is):
             return a is b
         if isinstance(op, ast.IsNot):

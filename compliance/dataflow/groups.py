@@ -49,12 +49,12 @@ _PER_GROUP = frozenset({"transform", "apply"})
 
 def is_groupby(value: Value) -> bool:
     ref = value.ref
-    return ref is not None and ref.__class__ is LibRef and ref.qualname == GROUPBY  # type: ignore[union-attr]
+    return ref is not None and ref.__class__ is LibRef and ref.qualname == GROUPBY
 
 
 def is_groups(value: Value) -> bool:
     ref = value.ref
-    return ref is not None and ref.__class__ is LibRef and ref.qualname == GROUPS  # type: ignore[union-attr]
+    return ref is not None and ref.__class__ is LibRef and ref.qualname == GROUPS
 
 
 def make(host: Host, data: Value, key: Value, site: CallSite) -> Value:
@@ -171,7 +171,7 @@ def _broadcast(host: Host, taints: Taints, site: CallSite, name: str) -> Taints:
         if path is None:
             continue
         step = host.step(site, f"groupby().{name}(): {note}, across the rows of the batch", kind=kind)
-        rest = taints.only(lambda k, kind=kind: k is not kind)
+        rest = taints.without(kind)
         taints = rest.join(Taints(((Kind.BATCH_STAT, extend_path(path, step, Kind.BATCH_STAT)),)))
     return taints
 

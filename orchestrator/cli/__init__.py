@@ -44,7 +44,7 @@ def install_signal_handlers() -> dict[int, object]:
 
 def restore_signal_handlers(saved: dict[int, object]) -> None:
     for sig, handler in saved.items():
-        signal.signal(sig, handler)  # type: ignore[arg-type]
+        signal.signal(sig, handler)  # type: ignore[arg-type]  # what getsignal gave
 
 #: command-group modules, imported lazily so `sbx --help` does not load docker, ray or xgboost
 _GROUPS = (

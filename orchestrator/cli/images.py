@@ -117,20 +117,22 @@ def _build(args: argparse.Namespace) -> int:
         print_json({"images": [asdict(i) for i in built], "agents": [asdict(i) for i in agent_images],
                     "tasks": [{"task": task, "target": target, **asdict(i)} for task, target, i in task_images]})
         return 0
-    for task, target, img in task_images:
-        state = "built" if img.built else "up to date"
-        print(f"{task} {target:8s} {img.tag}  {img.size_bytes / 1e6:.0f} MB  {state} in {img.seconds:.1f}s")
+    for task_name, target, env_img in task_images:
+        state = "built" if env_img.built else "up to date"
+        print(f"{task_name} {target:8s} {env_img.tag}  {env_img.size_bytes / 1e6:.0f} MB  {state} in "
+              f"{env_img.seconds:.1f}s")
     for img in built:
         state = "built" if img.built else "up to date"
         print(f"{img.name:8s} {img.tag}  {img.size_bytes / 1e6:.0f} MB  {state} in {img.seconds:.1f}s")
         if args.versions:
             print("".join(f"    {line}\n" for line in img.versions.splitlines()))
-    for img in agent_images:
-            state = (f"built in {img.build_seconds:.1f}s (fetch {img.fetch_seconds:.1f}s, "
-                     f"{img.downloaded_bytes / 1e6:.0f} MB downloaded)") if img.built else "up to date"
-            print(f"{img.name:14s} {img.version:9s} {img.tag}  {img.size_bytes / 1e6:.0f} MB  {state}")
-            if args.versions:
-                print("".join(f"    {line}\n" for line in img.versions.splitlines()))
+    for agent_img in agent_images:
+        state = (f"built in {agent_img.build_seconds:.1f}s (fetch {agent_img.fetch_seconds:.1f}s, "
+                 f"{agent_img.downloaded_bytes / 1e6:.0f} MB downloaded)") if agent_img.built else "up to date"
+        print(f"{agent_img.name:14s} {agent_img.version:9s} {agent_img.tag}  {agent_img.size_bytes / 1e6:.0f} MB  "
+              f"{state}")
+        if args.versions:
+            print("".join(f"    {line}\n" for line in agent_img.versions.splitlines()))
     return 0
 
 

@@ -52,9 +52,15 @@ def _serve(args: argparse.Namespace) -> int:
         # thread happens to be, and inside the loop's callbacks that can be swallowed): the first one stops
         # serving, connections in flight are cut after a short grace
         loop = asyncio.get_running_loop()
-        stop, received = asyncio.Event(), []
+        stop = asyncio.Event()
+        received: list[int] = []  # the stop signals taken; the first names the exit status
+
+        def on_stop(signum: int) -> None:
+            received.append(signum)
+            stop.set()
+
         for sig in STOP_SIGNALS:
-            loop.add_signal_handler(sig, lambda s=sig: (received.append(int(s)), stop.set()))
+            loop.add_signal_handler(sig, on_stop, int(sig))
         try:
             if args.socket:
                 where = str(await standin.start_unix(args.socket))

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orchestrator.cli.common import add_json, add_ledger, home, open_ledger, print_json
 from orchestrator.failures import ConfigError
+
+if TYPE_CHECKING:  # the specs load pydantic: imported where a command runs, not when the CLI parses
+    from orchestrator.specs.study import ReportSpec
 
 #: the exclusion choices (orchestrator.stats.Exclusion); spelled out so `sbx --help` does not load the stats
 EXCLUSIONS = ("nothing", "eval_labels_in_fit", "frame_statistics", "both")
@@ -68,7 +72,7 @@ def _pairs(values: list[str], flag: str) -> dict[str, str]:
     return out
 
 
-def report_settings(args: argparse.Namespace, stored: dict | None = None) -> object:
+def report_settings(args: argparse.Namespace, stored: dict | None = None) -> ReportSpec:
     """The ReportSpec from the study spec's `report:` block (`stored`), replaced by --settings, then the
     flags (flags win); validated once, errors naming the key."""
     from pydantic import ValidationError
@@ -135,7 +139,7 @@ def _run(args: argparse.Namespace) -> int:
         exclusion=args.exclusion,
         seed=args.seed,
         source=source,
-        settings=settings,  # type: ignore[arg-type]
+        settings=settings,
         costs_from_gateway=measured,
     )
     if args.json:

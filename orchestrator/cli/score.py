@@ -137,6 +137,7 @@ def _rescore(args: argparse.Namespace) -> int:
             if p.error:
                 return f"[{p.done}/{p.total}] {p.run_id} {args.data}: error: {p.error}"
             r = p.result
+            assert r is not None  # rescore reports a pair without an error only once it has its score
             what = f"AUC {r.auc:.4f}" + (" batch_dependent" if r.batch_dependent else "") if r.status == "scored" \
                 else f"unscorable: {r.reason}"
             return f"[{p.done}/{p.total}] {p.run_id} {args.data}: {what} ({r.seconds:.1f}s)"

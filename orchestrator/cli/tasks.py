@@ -208,7 +208,7 @@ def _build(args: argparse.Namespace) -> int:
         except ValueError as exc:
             raise ConfigError(f"sbx tasks make: {exc}") from None
     client = engine.client()
-    rows = []
+    rows: list[dict[str, Any]] = []
     for req in requests:
         print(f"== {req.name}: {req.library} {req.before} -> {req.after}", flush=True)
         try:
@@ -221,7 +221,7 @@ def _build(args: argparse.Namespace) -> int:
             continue
         print(f"   fail_to_pass {len(result.fail_to_pass)}, pass_to_pass {len(result.pass_to_pass)}, left out "
               + ", ".join(f"{k} {len(v)}" for k, v in result.excluded.items() if v) + f"; {result.seconds}")
-        row = {"task": req.name, "f2p": len(result.fail_to_pass), "p2p": len(result.pass_to_pass),
+        row: dict[str, Any] = {"task": req.name, "f2p": len(result.fail_to_pass), "p2p": len(result.pass_to_pass),
                "patch": "+{}/-{}".format(*result.patch_stat), "tests": "+{}/-{}".format(*result.hidden_stat),
                "build_s": result.seconds.get("total")}
         if not args.no_verify:

@@ -53,7 +53,7 @@ def year_file(directory: Path, year: int) -> Path:
 def _read(path: Path, **kwargs: object) -> pd.DataFrame:
     """read_csv with every decoding failure turned into a DataError that names the file."""
     try:
-        return pd.read_csv(path, keep_default_na=False, na_values=["NA", ""], **kwargs)  # type: ignore[call-overload]
+        return pd.read_csv(path, keep_default_na=False, na_values=["NA", ""], **kwargs)
     except pd.errors.EmptyDataError:
         raise DataError(f"{path}: empty file (no header line)") from None
     except (OSError, EOFError) as exc:

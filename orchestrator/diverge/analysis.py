@@ -242,7 +242,7 @@ def analyse(
             return None
         return pair.comparison
 
-    compared = [(p, usable(p)) for p in main if usable(p) is not None]
+    compared = [(p, c) for p in main if (c := usable(p)) is not None]
     check = PairCheck(
         pairs=len(main) + len(control),
         same_seed=len(main),
@@ -321,13 +321,14 @@ def analyse(
         )
 
     hazard_finding = _finding("hazard", declared, hazard)
-    diverged = [(p, c) for p, c in compared if not c.identical]
+    # (pair, first divergence) of the pairs that are not identical, i.e. whose first divergence is a call index
+    diverged = [(p, c.first_divergence) for p, c in compared if c.first_divergence is not None]
 
     def share() -> Any:
         no_transcripts()
         return stats.group_share(
             [p.task for p, _ in diverged],
-            [float(c.first_divergence) for _, c in diverged],
+            [float(first) for _, first in diverged],
             n_resamples=n,
             seed=_child_seed(seed, "between_task_share"),
             threshold=t.between_task_share,
@@ -338,7 +339,7 @@ def analyse(
     def rank() -> Any:
         no_transcripts()
         return stats.rank_correlation(
-            [float(c.first_divergence) for _, c in diverged],
+            [float(first) for _, first in diverged],
             [_disagree(p, definitions) for p, _ in diverged],
             n_resamples=n,
             seed=_child_seed(seed, "divergence_vs_disagreement"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +29,7 @@ def _first_value(node: Any, key: str) -> Any:
     if isinstance(node, dict):
         if key in node:
             return node[key]
-        children = node.values()
+        children: Iterable[Any] = node.values()
     elif isinstance(node, list):
         children = node
     else:

@@ -125,7 +125,7 @@ def compare_canonical(
         a = ca[i] if i < len(ca) else None
         b = cb[i] if i < len(cb) else None
         if a is None or b is None:
-            diffs.append(CallDiff(i, None, None, a and a.speaker, b and b.speaker))
+            diffs.append(CallDiff(i, None, None, a.speaker if a else None, b.speaker if b else None))
             if first is None:
                 first, kind = i, DivergenceClass.CALL_COUNT
             continue

@@ -7,7 +7,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -28,6 +28,12 @@ class Transcript:
         return len(self.calls)
 
 
+class _LineReader(Protocol):
+    """A binary file read line by line (gzip.GzipFile, which is no typing.IO)."""
+
+    def readline(self, size: int = -1, /) -> bytes: ...
+
+
 @dataclass
 class _Cut:
     happened: bool = False
@@ -35,7 +41,7 @@ class _Cut:
 
 
 def _lines(
-    stream: BinaryIO, source: str, limits: TranscriptLimits, partial: bool, cut: _Cut
+    stream: _LineReader, source: str, limits: TranscriptLimits, partial: bool, cut: _Cut
 ) -> Iterator[tuple[int, bytes]]:
     """Numbered lines, each bounded; a file cut short raises, or with `partial` ends the iteration."""
     total = number = 0

@@ -113,11 +113,11 @@ def stored_request(record: dict[str, Any]) -> tuple[str, bytes, dict[str, str]]:
 
 def check_limit(originals: list[dict[str, Any]], times: int, limit_usd: float) -> float:
     """The replays' expected cost (the originals' cost x times); a ConfigError when it is over the limit."""
-    costs = [r.get("cost_usd") for r in originals]
-    if any(c is None for c in costs):
+    costs = [c for r in originals if (c := r.get("cost_usd")) is not None]
+    if len(costs) != len(originals):
         raise ConfigError("a call to replay has no recorded cost (unpriced or failed), so no spend limit can be "
                           "checked against it; price the model in a rate card")
-    expected = sum(costs) * times  # type: ignore[arg-type]
+    expected = sum(costs) * times
     if expected > limit_usd:
         raise ConfigError(f"replaying {len(originals)} call(s) {times} times is expected to cost ${expected:.6f} "
                           f"(the originals' cost x {times}), over the spend limit ${limit_usd:.6f}; raise --limit-usd "

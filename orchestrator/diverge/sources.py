@@ -204,7 +204,7 @@ def read_pairs_csv(path: Path | str) -> list[PairedRuns]:
         repeat = cell("repeat", _int)
         if task is None or repeat is None:
             raise DataError(f"{path}: line {line}: task and repeat must not be blank")
-        key = (str(task), int(repeat))  # type: ignore[call-overload]
+        key = (str(task), int(repeat))  # type: ignore[call-overload]  # cell() parsed it with _int
         if key in seen:
             raise DataError(f"{path}: line {line}: task {key[0]!r}, repeat {key[1]} appears twice")
         seen.add(key)
@@ -217,6 +217,7 @@ def read_pairs_csv(path: Path | str) -> list[PairedRuns]:
             if values["seed"] is None:
                 values["seed"] = shared_seed
             run_id = values.pop("run_id") or f"{key[0]}#{key[1]}:{arm}"
+            # `values` holds RunSide's fields, each parsed by its column's parser
             sides.append(RunSide(str(run_id), **values))  # type: ignore[arg-type]
         pairs.append(PairedRuns(key[0], key[1], sides[0], sides[1]))
     if not pairs:
@@ -253,12 +254,12 @@ def with_evidence(
     truncated. A transcript that cannot be read is left out and its error appended to `problems`."""
     out = []
     for pair in pairs:
-        paths = locate(pair.a.run_id), locate(pair.b.run_id)
-        if paths[0] is None or paths[1] is None:
+        path_a, path_b = locate(pair.a.run_id), locate(pair.b.run_id)
+        if path_a is None or path_b is None:
             out.append(pair)
             continue
         try:
-            a, b = (read_transcript(p, partial=True) for p in paths)  # type: ignore[arg-type]
+            a, b = read_transcript(path_a, partial=True), read_transcript(path_b, partial=True)
         except TranscriptError as exc:
             if problems is not None:
                 problems.append(f"({pair.task}, {pair.repeat}): {exc}")

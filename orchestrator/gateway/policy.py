@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from orchestrator.gateway.limits import Refusal
 
@@ -100,8 +100,10 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     obj = dict(pairs)
     if len(obj) != len(pairs):
         seen: set[str] = set()
-        dup = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
-        raise _Duplicate(f"duplicate key {dup[:80]!r}")
+        for k, _ in pairs:
+            if k in seen:
+                raise _Duplicate(f"duplicate key {k[:80]!r}")
+            seen.add(k)
     for key in obj:
         if not key.isascii():
             try:
@@ -205,5 +207,6 @@ def worst_case(api: str, target: str, body: dict[str, Any], body_bytes: int,
     return WorstCase(body_bytes, out)
 
 
-def _count(value: Any) -> bool:
+def _count(value: object) -> TypeGuard[int]:
+    """A positive int that is not a bool (JSON true is no token count)."""
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1

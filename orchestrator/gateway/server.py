@@ -155,7 +155,7 @@ class _Run:
     ended: Refusal | None = None
     #: the task closing the run's socket after its refusal cap (held so it is not collected mid-way)
     closer: asyncio.Future[None] | None = None
-    totals: RunTotals = None  # type: ignore[assignment]
+    totals: RunTotals = field(kw_only=True)
     idle: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -249,8 +249,8 @@ class Gateway:
         run = _Run(run_id=run_id, endpoint=ep, model=model, limits=limits, key=key, price=price, seed=seed,
                    writer=TranscriptWriter(transcript_path, self.max_transcript_bytes), socket_path=sock,
                    own_folder=socket_path is None,
-                   urls={t: URL(ep.base_url + t, encoded=True) for t in policy.TARGETS[ep.api]})
-        run.totals = RunTotals(run_id, ep.name, model, transcript_path)
+                   urls={t: URL(ep.base_url + t, encoded=True) for t in policy.TARGETS[ep.api]},
+                   totals=RunTotals(run_id, ep.name, model, transcript_path))
         run.idle.set()
         app = web.Application(client_max_size=self.max_request_bytes)
 

@@ -126,7 +126,7 @@ def check_measurements(fields: Mapping[str, Any]) -> None:
         if (
             name in ("delivered_sha256", "artifact_manifest")
             and value is not None
-            and not SHA256.fullmatch(value)
+            and not (isinstance(value, str) and SHA256.fullmatch(value))  # str: MEASUREMENTS checked it
         ):
             raise InvalidLedgerWrite(f"{name} must be a lowercase hex sha256, got {value!r}")
 

@@ -462,7 +462,7 @@ class Ledger:
         counted = status != "refused"
         if not counted and n is not None:
             raise InvalidLedgerWrite("a refused experiment is not counted and has no number n")
-        values = {
+        values: dict[str, Any] = {  # the row's optional columns, also the record's fields
             "commit_sha": commit_sha,
             "train_sha256": train_sha256,
             "eval_score": eval_score,

@@ -98,6 +98,8 @@ class StandIn:
         runner = await self._start()
         site = web.TCPSite(runner, host, port)
         await site.start()
+        # aiohttp types its private _server as an optional AbstractServer; after start() it is the
+        # asyncio.Server that has the sockets
         sock = site._server.sockets[0]  # type: ignore[union-attr]
         return f"http://{host}:{sock.getsockname()[1]}"
 

@@ -101,9 +101,9 @@ def _definitions(analysis: DivergenceAnalysis, extra: DivergenceReportInput) -> 
 
 def _outcomes(analysis: DivergenceAnalysis) -> Section:
     s = _section("outcomes", "Outcomes: the four-number table", analysis.outcome_table)
-    if s.skipped:
-        return s
     t = analysis.outcome_table.value
+    if t is None:  # not computed: _section has marked it skipped
+        return s
     s.intro = (
         f"Same-seed pairs ({_status(analysis.outcome_table)}). Exact McNemar p on the discordant pairs; "
         "net swing (A's pass rate minus B's) and disagreement with task-clustered percentile intervals."
@@ -153,9 +153,9 @@ def _outcomes(analysis: DivergenceAnalysis) -> Section:
 
 def _seed_control(analysis: DivergenceAnalysis) -> Section:
     s = _section("seed_control", "Same seed against different seed", analysis.seed_control)
-    if s.skipped:
-        return s
     v = analysis.seed_control.value
+    if v is None:  # not computed: _section has marked it skipped
+        return s
     s.intro = (
         f"How often pairs disagree with the same seed and with different seeds ({_status(analysis.seed_control)}); "
         "the difference has a task-clustered interval and a permutation p-value."
@@ -185,9 +185,10 @@ def _seed_control(analysis: DivergenceAnalysis) -> Section:
 
 def _placement(analysis: DivergenceAnalysis) -> Section:
     s = _section("placement", "Where and when the runs ran", analysis.placement)
-    if s.skipped:
+    checks = analysis.placement.value
+    if checks is None:  # not computed: _section has marked it skipped
         return s
-    frame = checks_frame(analysis.placement.value)
+    frame = checks_frame(checks)
     s.intro = (
         f"Per arm ({_status(analysis.placement)}): outcomes (or scores) centred within task against node "
         "and slot (one-way ANOVA F, permutation p, share of variance against the share random grouping "
@@ -234,9 +235,9 @@ def hazard_plot(hazard: Any) -> Figure:
 
 def _hazard(analysis: DivergenceAnalysis) -> Section:
     s = _section("hazard", "First-divergence hazard by call", analysis.hazard)
-    if s.skipped:
-        return s
     v = analysis.hazard.value
+    if v is None:  # not computed: _section has marked it skipped
+        return s
     s.intro = (
         f"Among same-seed pairs still identical before call i, the share that first diverge at call i, with "
         f"{v.confidence:.0%} Clopper-Pearson intervals and the risk set; shown while at least {v.min_at_risk} "
@@ -278,7 +279,8 @@ def _hazard(analysis: DivergenceAnalysis) -> Section:
 
 def _classes(analysis: DivergenceAnalysis) -> Section:
     s = _section("classes", "How pairs first diverged", analysis.divergence_classes)
-    if s.skipped:
+    classes = analysis.divergence_classes.value
+    if classes is None:  # not computed: _section has marked it skipped
         return s
     s.intro = (
         "response: identical request, different answer; request: a different request after identical answers "
@@ -289,7 +291,7 @@ def _classes(analysis: DivergenceAnalysis) -> Section:
         TableSpec(
             "divergence_classes",
             "Divergence classes",
-            pd.DataFrame(sorted(analysis.divergence_classes.value.items()), columns=["class", "pairs"]),
+            pd.DataFrame(sorted(classes.items()), columns=["class", "pairs"]),
         )
     )
     if analysis.speakers:

@@ -10,6 +10,7 @@ every study and in the divergence report for each arm.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -17,17 +18,20 @@ import pandas as pd
 from orchestrator.report.prepare import Prepared
 from orchestrator.report.runs_table import present
 
+if TYPE_CHECKING:  # orchestrator.stats loads scipy; the report imports it only when it computes the checks
+    from orchestrator.stats.placement import PlacementCheck
+
 #: the runs-table columns the checks read, by check
 PLACEMENT_COLUMNS = {"node": "node", "slot": "slot", "run_order": "run_order", "start_time": "started_at"}
 ALPHA = 0.05
 N_RESAMPLES = 10_000
 
 
-def checks_frame(checks: Sequence[object], alpha: float = ALPHA) -> pd.DataFrame:
+def checks_frame(checks: Sequence[PlacementCheck], alpha: float = ALPHA) -> pd.DataFrame:
     """One row per pairing (PlacementCheck): each check's statistic, share or rho, p-value, or why it was skipped."""
     rows = []
     for c in checks:
-        row: dict[str, object] = {"pairing": c.pairing, "runs": c.runs, "dropped": c.dropped}  # type: ignore[attr-defined]
+        row: dict[str, object] = {"pairing": c.pairing, "runs": c.runs, "dropped": c.dropped}
         for name in ("node", "slot"):
             g = getattr(c, name)
             row[f"{name}_groups"] = g.groups if g else np.nan
@@ -39,7 +43,7 @@ def checks_frame(checks: Sequence[object], alpha: float = ALPHA) -> pd.DataFrame
             r = getattr(c, name)
             row[f"{name}_rho"] = r.rho if r else np.nan
             row[f"{name}_p"] = r.p_value if r else np.nan
-        row["skipped"] = "; ".join(f"{k}: {v}" for k, v in sorted(c.skipped.items()))  # type: ignore[attr-defined]
+        row["skipped"] = "; ".join(f"{k}: {v}" for k, v in sorted(c.skipped.items()))
         rows.append(row)
     frame = pd.DataFrame(rows)
     return _adjust(frame, alpha) if len(frame) else frame

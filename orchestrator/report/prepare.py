@@ -52,6 +52,7 @@ class Prepared:
 
     def baseline(self, column: str | None = None) -> float | None:
         """The starting code's score on `column` (default: the reported score), if given."""
+        # baseline's keys are Literal column names; get() of another str just gives None
         return self.settings.baseline.get(column or self.score_column or "")  # type: ignore[call-overload]
 
 

@@ -116,7 +116,7 @@ def _parse(value: object, kind: Kind) -> object:
             raise _BadCell(value, "a number")
         try:
             text = str(value).strip() if isinstance(value, str) else value
-            number = float(text)  # type: ignore[arg-type]
+            number = float(text)  # type: ignore[arg-type]  # any other object: float() raises TypeError
         except (TypeError, ValueError):
             raise _BadCell(value, "a number") from None
         if not math.isfinite(number):

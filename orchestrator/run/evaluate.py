@@ -104,6 +104,8 @@ def score_delivered(home: Home, client: docker.DockerClient, req: RunRequest, re
     nothing (a rescore's workers call it beside each other); raises only for our failures. `artifact`: a
     folder holding the code to score instead of the run's copy-out (its working tree counts as delivered)."""
     assert record.delivered_sha256 is not None or artifact is not None
+    task = req.task
+    assert isinstance(task, TaskSpec)  # data sets score ml tasks only; a tests task's run is graded instead
     main = bool(req.datasets) and dataset == req.datasets[0]
     try:
         if artifact is None:
@@ -112,10 +114,10 @@ def score_delivered(home: Home, client: docker.DockerClient, req: RunRequest, re
         else:
             workspace, committed = artifact, None
         counted = record.experiments_counted or 0
-        image = scorer_image(client, record.image, req.task)
+        image = scorer_image(client, record.image, task)
         return score_repo(client, workspace, req.data_dir, dataset, image=image, mount_parent=home.mount_parent,
-                          options=scoring_options(req, main), run_id=record.run_id, target=req.task.target,
-                          positive=req.task.positive_label, eval_line=req.task.contract.eval_line,
+                          options=scoring_options(req, main), run_id=record.run_id, target=task.target,
+                          positive=task.positive_label, eval_line=task.contract.eval_line,
                           train_py=committed, experiment=max(1, min(req.budget.experiments, counted + 1)),
                           experiments_left=max(0, req.budget.experiments - counted), model=model)
     except UnscorableArtifact as exc:

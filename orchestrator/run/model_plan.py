@@ -97,6 +97,7 @@ def prepare_model(req: RunRequest, client: docker.DockerClient, gateway: Gateway
         raise ConfigError(f"run with endpoint {req.endpoint}: no model gateway was started for it "
                           "(RunLifecycle(..., gateway=GatewayHost.from_files(...)))")
     run_date = dt.datetime.now(dt.UTC).date()
+    # check is called only with an endpoint, and an endpoint without a gateway raised above
     found = check_model_pairing(agent, req.model, req.endpoint,
                                 lambda name, model: gateway.check(name, model, run_date))  # type: ignore[union-attr]
     assert found is not None and req.endpoint is not None and req.model is not None

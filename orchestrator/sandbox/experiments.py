@@ -29,6 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from orchestrator.ledger.records import ExperimentStatus
 from orchestrator.log import get_logger
 from orchestrator.sandbox.container import Box
 from orchestrator.sandbox.gitread import differs_from_commit, read_head
@@ -62,7 +63,7 @@ def parse_score(pattern: re.Pattern[str], text: str) -> float | None:
 @dataclass
 class ExperimentRecord:
     n: int | None            # None for a refusal
-    status: str              # ok | crash | timeout | oom | refused
+    status: ExperimentStatus  # what the ledger records
     counted: bool
     commit_sha: str | None = None
     dirty: bool | None = None

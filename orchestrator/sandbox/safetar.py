@@ -17,7 +17,7 @@ import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Protocol
 
 #: at most this many skipped members are listed one by one (all are counted)
 MAX_LISTED = 1000
@@ -113,7 +113,13 @@ def _ensure_dir(root: Path, parts: list[str]) -> Path | None:
     return here
 
 
-def _write_file(fileobj: BinaryIO, target: Path, size: int, executable: bool) -> str:
+class ByteStream(Protocol):
+    """What the extraction reads from: a tar stream read front to back (a file, BytesIO, a capped socket)."""
+
+    def read(self, n: int = -1, /) -> bytes: ...
+
+
+def _write_file(fileobj: ByteStream, target: Path, size: int, executable: bool) -> str:
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                  0o755 if executable else 0o644)
     digest = hashlib.sha256()
@@ -129,7 +135,7 @@ def _write_file(fileobj: BinaryIO, target: Path, size: int, executable: bool) ->
     return digest.hexdigest()
 
 
-def extract_strictly(fileobj: BinaryIO, dest: Path, caps: TarCaps, policy: Policy | None = None) -> Extracted:
+def extract_strictly(fileobj: ByteStream, dest: Path, caps: TarCaps, policy: Policy | None = None) -> Extracted:
     """Read a tar stream from `fileobj` and create its plain files and directories under `dest`.
 
     `dest` must be an existing, empty directory. Raises tarfile.TarError for a stream that is not a
@@ -140,7 +146,9 @@ def extract_strictly(fileobj: BinaryIO, dest: Path, caps: TarCaps, policy: Polic
         raise FileExistsError(f"{root}: the destination must be empty")
     result = Extracted()
     entries = 0
-    with tarfile.open(fileobj=fileobj, mode="r|") as tar:
+    # stream mode ("r|") only ever reads the object; typeshed's fileobj type also asks for the write, tell,
+    # seek and close of the random-access modes
+    with tarfile.open(fileobj=fileobj, mode="r|") as tar:  # type: ignore[call-overload]
         for info in tar:
             name = info.name
             shown = name.encode("utf-8", "backslashreplace").decode("utf-8")[:_PATH_MAX]

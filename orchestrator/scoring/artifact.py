@@ -189,15 +189,15 @@ def select_code(src: Path, *, train_py: Path | None = None) -> CodeSelection:
     sel = CodeSelection()
     kept_bytes = 0
     single = not src.is_dir()
-    entry = train_py or (src if single else src / "train.py")  # read first: no cap may crowd it out
-    got = _read_regular(entry, MAX_PY_BYTES)
+    counted = train_py or (src if single else src / "train.py")  # read first: no cap may crowd it out
+    got = _read_regular(counted, MAX_PY_BYTES)
     if got is not None:
         sel.files["train.py"], mode = got
         if mode & 0o100:
             sel.executable.add("train.py")
         kept_bytes += len(got[0])
     elif train_py is not None or single:
-        raise UnscorableArtifact("no_train_py", f"{entry.name}: not a regular file of at most {MAX_PY_BYTES >> 10} KB")
+        raise UnscorableArtifact("no_train_py", f"{counted.name}: not a regular file of at most {MAX_PY_BYTES >> 10} KB")
     if single:
         return sel
     seen = 0
@@ -259,9 +259,9 @@ def select_code(src: Path, *, train_py: Path | None = None) -> CodeSelection:
                 sel.executable.add(name)
     if "train.py" not in sel.files:
         raise UnscorableArtifact("no_train_py", f"{src} holds no train.py the scorer can take")
-    for rel in sorted(sel.files):  # a folder named like a file the scorer gets (`train.py/`, with the
-        if any(str(p) in sel.files for p in PurePosixPath(rel).parents):  # committed train.py): cannot coexist
-            del sel.files[rel]
-            sel.executable.discard(rel)
-            sel._withhold(rel, None, "under a folder named like a file the scorer gets")
+    for kept in sorted(sel.files):  # a folder named like a file the scorer gets (`train.py/`, with the
+        if any(str(p) in sel.files for p in PurePosixPath(kept).parents):  # committed train.py): cannot coexist
+            del sel.files[kept]
+            sel.executable.discard(kept)
+            sel._withhold(kept, None, "under a folder named like a file the scorer gets")
     return sel

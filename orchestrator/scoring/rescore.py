@@ -48,8 +48,8 @@ def rescore(ledger: Ledger, run_ids: Iterable[str], dataset: str, *, artifact_di
     `save` stores one score (default: `ledger.save_score`), always on the calling thread."""
     store = save or ledger.save_score
     wanted = list(dict.fromkeys(run_ids))
-    done = set() if force else ledger.runs_with_score(dataset)
-    todo = [r for r in wanted if r not in done]
+    already = set() if force else ledger.runs_with_score(dataset)
+    todo = [r for r in wanted if r not in already]
     report = RescoreReport(dataset=dataset, requested=len(wanted), skipped=[r for r in wanted if r not in todo])
     if not todo:
         return report

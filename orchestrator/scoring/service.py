@@ -214,7 +214,7 @@ def _score_in_container(job: _Scoring, plan: BatchPlan, timer: _Timer, role: str
                 answers = _drive(box, job, plan, timer)
             except (_Died, UnscorableArtifact) as exc:
                 failure = _post_mortem(box, exc) if isinstance(exc, _Died) else exc
-                failure.cpu_seconds = box.cpu_seconds()  # type: ignore[attr-defined]
+                failure.cpu_seconds = box.cpu_seconds()
                 raise failure from None
             answers.cpu = box.cpu_seconds()
             assert box.watch is not None
@@ -401,7 +401,7 @@ def _fresh_check(job: _Scoring, plan: BatchPlan, first: _Answers) -> tuple[str, 
     allowance = tol + (NOISE_FACTOR * noise if noise > tol else 0.0)
     change = np.abs(np.array([seen[r] for r in rows]) - first.main[rows]) if len(rows) else np.zeros(0)
     changed = int((change > allowance).sum())
-    facts = {"rows_checked": len(rows), "rows_changed": changed,
+    facts: dict[str, Any] = {"rows_checked": len(rows), "rows_changed": changed,
              "max_abs_change": float(f"{change.max():.3g}") if len(rows) else 0.0,
              "replay_max_abs_change": float(f"{noise:.3g}"), "tolerance": allowance}
     if changed:

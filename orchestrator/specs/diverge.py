@@ -7,7 +7,7 @@ and marks everything else exploratory; a declared cause without a base-rate cont
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -27,7 +27,7 @@ Analysis = Literal[
     "divergence_vs_disagreement",
     "placement",
 ]
-ANALYSES: tuple[Analysis, ...] = Analysis.__args__  # type: ignore[attr-defined]
+ANALYSES: tuple[Analysis, ...] = get_args(Analysis)
 
 
 class Eligibility(BaseModel):

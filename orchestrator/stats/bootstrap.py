@@ -48,7 +48,8 @@ def totals_by_task(tasks: ArrayLike, values: ArrayLike) -> TaskTotals:
     keep = ~np.isnan(vals)
     labels, inverse = np.unique(task_arr[keep].astype(str), return_inverse=True)
     counts = np.bincount(inverse, minlength=labels.size).astype(np.int64)
-    sums = np.bincount(inverse, weights=vals[keep], minlength=labels.size)
+    # float64 already (weights make bincount sum floats; numpy's stubs only know the integer count)
+    sums = np.bincount(inverse, weights=vals[keep], minlength=labels.size).astype(np.float64, copy=False)
     return TaskTotals(tasks=labels.astype(object), sums=sums, counts=counts, dropped=int((~keep).sum()))
 
 

@@ -120,7 +120,8 @@ def _sum_distribution(values: NDArray[np.float64], r: int) -> tuple[NDArray[np.f
         s = np.round((support[:, None] + base_support[None, :]).ravel(), 12)
         p = (prob[:, None] * base_p[None, :]).ravel()
         support, inverse = np.unique(s, return_inverse=True)
-        prob = np.bincount(inverse.ravel(), weights=p, minlength=support.size)
+        # float64 already (weighted); the cast without a copy tells numpy's stubs, which know only counts
+        prob = np.bincount(inverse.ravel(), weights=p, minlength=support.size).astype(np.float64, copy=False)
     return support, prob
 
 

@@ -150,6 +150,7 @@ def sign_flip_test(
         p_greater, p_less = greater / null.size, less / null.size
     else:
         p_greater, p_less = (greater + 1) / (null.size + 1), (less + 1) / (null.size + 1)
+    p: float
     if alternative == "greater":
         p = p_greater
     elif alternative == "less":

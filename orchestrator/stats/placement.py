@@ -85,22 +85,22 @@ def placement_checks(
             for task in {str(t) for t in task_arr[scored]}:
                 same = scored & (task_arr.astype(str) == task)
                 values[same] -= values[same].mean()
-        results: dict[str, GroupShare | RankCorrelation | None] = {}
+        shares: dict[str, GroupShare] = {}  # node and slot
+        correlations: dict[str, RankCorrelation] = {}  # run order and start time
         skipped: dict[str, str] = {}
         for j, (check, column) in enumerate(columns.items()):
             rng = children[i * len(columns) + j]
-            results[check] = None
             if column is None:
                 skipped[check] = "not given"
                 continue
             try:
                 if check in ("node", "slot"):
-                    results[check] = group_share(
+                    shares[check] = group_share(
                         column[scored], values[scored], n_resamples=n_resamples, seed=rng
                     )
                 else:
                     x = np.array([np.nan if v is None else float(v) for v in column[scored]])
-                    results[check] = rank_correlation(x, values[scored], n_resamples=n_resamples, seed=rng)
+                    correlations[check] = rank_correlation(x, values[scored], n_resamples=n_resamples, seed=rng)
             except ValueError as exc:
                 skipped[check] = str(exc)
         out.append(
@@ -108,10 +108,10 @@ def placement_checks(
                 pairing=name,
                 runs=int(scored.sum()),
                 dropped=int((in_pairing & ~scored).sum()),
-                node=results["node"],  # type: ignore[arg-type]
-                slot=results["slot"],  # type: ignore[arg-type]
-                run_order=results["run_order"],  # type: ignore[arg-type]
-                start_time=results["start_time"],  # type: ignore[arg-type]
+                node=shares.get("node"),
+                slot=shares.get("slot"),
+                run_order=correlations.get("run_order"),
+                start_time=correlations.get("start_time"),
                 skipped=skipped,
             )
         )

@@ -174,7 +174,7 @@ def _pairs_of(ledger: Ledger, out: ArmPairs, a: Arm, b: Arm, role: Role) -> None
         ra, rb = runs_a[key], runs_b[key]
         seed = _check(ra.meta.get("seed"), rb.meta.get("seed"))
         config = _check(ra.meta.get("config_hash"), rb.meta.get("config_hash"))
-        differs = ()
+        differs: tuple[str, ...] = ()
         if (
             config == "different"
             and isinstance(ra.meta.get("config"), dict)

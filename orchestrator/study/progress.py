@@ -139,7 +139,8 @@ class StudyDisplay:
 
     def _table(self) -> Table:
         tally = self._tally
-        status = (self._poller.latest if self._poller is not None else None) or {"pairings": {}, "cpu_seconds": 0}
+        status: dict[str, Any] = ((self._poller.latest if self._poller is not None else None)
+                                  or {"pairings": {}, "cpu_seconds": 0})
         running = len(tally.running) if tally is not None else 0
         elapsed = time.monotonic() - tally.started if tally is not None else 0.0
         eta = _eta(tally.eta_seconds(self.slots)) if tally is not None else "-"

@@ -269,7 +269,7 @@ def build_task(client: Any, req: BuildRequest, out_root: Path, cache: Path, *, f
     spec = TestsTaskSpec(name=req.name, kind="tests", description=req.description, environment=env,
                          reference_patch="reference.patch", grader=grader, protected=_protected(req.tests),
                          install=req.install, limits=req.limits, timeouts=req.timeouts, source=source,
-                         lock=lock, root=bundle).with_trees(repo, hidden)  # type: ignore[arg-type]
+                         lock=lock, root=bundle).with_trees(repo, hidden)
 
     start = time.monotonic()
     image = task_image(client, spec, cache)

@@ -18,6 +18,7 @@ the copied files): an unchanged input set is never rebuilt.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -312,7 +313,7 @@ def ml_env_images(client: docker.DockerClient, env: PythonEnvironment, cache: Pa
     for target in TARGETS:
         tag = f"sbx-env-{target}:{digest}"
         results[target] = _ensure(client, tag, force, time.monotonic(),
-                                  lambda target=target, tag=tag: build(target, tag))
+                                  functools.partial(build, target, tag))
     return results
 
 

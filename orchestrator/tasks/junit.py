@@ -170,7 +170,7 @@ class _Parser:
     def end(self, tag: str) -> None:
         self.stack.pop()
         if tag == "testcase" and self.case is not None:
-            self._add(Case(**self.case))  # type: ignore[arg-type]
+            self._add(Case(**self.case))  # type: ignore[arg-type]  # self.case holds Case's fields
             self.case = None
 
     def _add(self, case: Case) -> None:

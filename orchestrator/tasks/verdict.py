@@ -89,7 +89,8 @@ def decide_pytest(facts: RunFacts, fail_to_pass: Sequence[str], pass_to_pass: Se
         report = parse_junit(facts.report, caps)
     except ReportError as exc:
         return Verdict(False, "malformed_report", str(exc), {i: "missing" for i in expected})
-    tests = {i: report.outcome_of(i) or "missing" for i in expected}
+    # widened to the Verdict's plain str values (a dict of the narrower Literal is not a dict[str, str])
+    tests: dict[str, str] = {i: report.outcome_of(i) or "missing" for i in expected}
     missing = [i for i, o in tests.items() if o == "missing"]
     bad = [i for i, o in tests.items() if o not in ("passed", "missing")]
     if missing and report.collection_errors:

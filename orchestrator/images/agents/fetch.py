@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
 from orchestrator.agents.adapters import Adapter, NpmInstall
 from orchestrator.failures import ImageError
@@ -93,8 +93,14 @@ def _run(cmd: list[str], what: str, cwd: Path | None = None) -> str:
 
 # --- toolchain: node and npm tarballs, also what resolves and downloads npm packages on the host ----------
 
+class _ExtractFilter(TypedDict, total=False):
+    """The keyword arguments of TarFile.extract/extractall that pick the extraction filter."""
+
+    filter: Literal["data"]
+
+
 #: tarfile's extraction filters exist from Python 3.11.4 (the tarballs' sha512 is checked first either way)
-_SAFE = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+_SAFE: _ExtractFilter = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 #: the registry the locks' `resolved` URLs name (a mirror can stand in: npm_registry())
 REGISTRY = "https://registry.npmjs.org/"
 
@@ -171,8 +177,16 @@ _REQ = re.compile(r"^(\S+)==(\S+) --hash=sha256:([0-9a-f]{64})  # (\S+\.whl)$")
 
 def requirements_text(wheels: Mapping[str, str]) -> str:
     """Hash-pinned requirements (`pip install --require-hashes`), one line per wheel, naming the file."""
-    return "".join(f"{_WHEEL.match(n)[1]}=={_WHEEL.match(n)[2]} --hash=sha256:{sha}  # {n}\n"
+    return "".join(f"{'=='.join(_wheel_parts(n))} --hash=sha256:{sha}  # {n}\n"
                    for n, sha in sorted(wheels.items()))
+
+
+def _wheel_parts(filename: str) -> tuple[str, str]:
+    """A wheel file name's distribution and version (the downloads are checked to be wheels)."""
+    m = _WHEEL.match(filename)
+    if m is None:
+        raise ValueError(f"not a wheel's file name: {filename!r}")
+    return m[1], m[2]
 
 
 def _read_requirements(path: Path) -> dict[str, str] | None:

@@ -17,7 +17,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.agents.adapters import Adapter, NpmInstall
+from orchestrator.agents.adapters import Adapter, NpmInstall, PipInstall
 from orchestrator.failures import ImageError
 from orchestrator.images.agents.fetch import (
     _download_wheels,
@@ -131,7 +131,9 @@ def _resolve_npm(adapter: Adapter, lock: dict[str, LockLine], lock_path: Path, c
 
 
 def _resolve_pip(adapter: Adapter, cache: Path, before: str, out: Path) -> str:
-    wheels, work = _download_wheels(adapter.install.requirements, before, cache, deps=True,
+    install = adapter.install
+    assert isinstance(install, PipInstall)  # lock_agent sends npm agents to _resolve_npm
+    wheels, work = _download_wheels(install.requirements, before, cache, deps=True,
                                     what=f"resolving {adapter.name}'s wheels")
     shutil.rmtree(work, ignore_errors=True)
     (out / "requirements.txt").write_text(requirements_text(wheels))
