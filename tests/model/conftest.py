@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,3 +56,13 @@ def openai_client(base_url: str):
         yield client
     finally:
         client.close()
+
+
+def reap(proc: subprocess.Popen[str]) -> None:
+    """Kill `proc` if a test left it running, and close its pipes (a leaked pipe is a ResourceWarning)."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+    for pipe in (proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()

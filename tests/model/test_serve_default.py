@@ -15,6 +15,7 @@ from orchestrator.cli import build_parser
 from orchestrator.failures import ConfigError
 from orchestrator.model import load_scenario
 from orchestrator.paths import DEFAULT_SCENARIO, REPO_ROOT, scenario_path, shipped_scenarios
+from tests.model.conftest import reap
 
 
 def test_serve_with_no_scenario_plays_the_shipped_one() -> None:
@@ -39,12 +40,7 @@ def test_serve_with_no_scenario_plays_the_shipped_one() -> None:
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(30) == 128 + signal.SIGTERM
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
+        reap(proc)
 
 
 def test_the_help_lists_the_shipped_scenarios_and_a_wrong_name_names_them(capsys: pytest.CaptureFixture[str]) -> None:

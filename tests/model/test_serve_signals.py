@@ -13,6 +13,7 @@ import sys
 import pytest
 
 from orchestrator.paths import REPO_ROOT
+from tests.model.conftest import reap
 
 SCENARIO = REPO_ROOT / "orchestrator" / "model" / "scenarios" / "flight-delays.yaml"
 
@@ -50,9 +51,4 @@ def test_serve_stops_on_every_stop_signal(sig: signal.Signals) -> None:
     finally:
         for c in conns:
             c.close()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for pipe in (proc.stdout, proc.stderr):
-            if pipe is not None:
-                pipe.close()
+        reap(proc)
