@@ -1,0 +1,93 @@
+"""The `judge:` field of task and study specs (issue 26): validated where it is written, with errors that name
+the file, line and key; a study's judge replaces its tasks'; a spec without one is stored as before; the judge
+is not part of a run's configuration (it never meets the agent)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from orchestrator.agents import resolve_agent
+from orchestrator.failures import ConfigError
+from orchestrator.run.config import task_config
+from orchestrator.run.request import RunRequest
+from orchestrator.specs import load_budget
+from orchestrator.specs.study import load_study
+from orchestrator.specs.task import load_any_task, load_tests_task
+from orchestrator.study.judges import study_judges
+
+REPO_TASKS = Path(__file__).resolve().parents[2] / "tasks"
+PROMPT = "Issue:\n{instruction}\nPatch:\n{diff}\nEnd with VERDICT: PASS or VERDICT: FAIL."
+JUDGE = {"name": "task-judge", "endpoint": "anthropic", "model": "claude-x", "prompt": PROMPT}
+
+
+def _task(tmp_path: Path, judge: object) -> Path:
+    """calc-add-negative (committed trees) copied, with `judge` in its task.yaml."""
+    dst = tmp_path / "calc-add-negative"
+    shutil.copytree(REPO_TASKS / "calc-add-negative", dst)
+    data = yaml.safe_load((dst / "task.yaml").read_text())
+    data["judge"] = judge
+    (dst / "task.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    return dst
+
+
+def _study(tmp_path: Path, task: Path, judge: object | None = None) -> Path:
+    data: dict = {"name": "s", "task": str(task), "pairings": [{"agent": "oracle"}], "repeats": 1}
+    if judge is not None:
+        data["judge"] = judge
+    path = tmp_path / "study.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def test_a_task_names_a_judge(tmp_path: Path) -> None:
+    task = load_tests_task(_task(tmp_path, {**JUDGE, "verdict": {"pattern": "^RESULT=(OK|BAD)$", "pass": "OK",
+                                                                 "fail": "BAD"}}))
+    assert task.judge is not None and task.judge.name == "task-judge" and task.judge.verdict.pass_ == "OK"
+    assert task.judge.limit_usd == 0.5 and task.judge.max_diff_bytes == 65536   # the documented defaults
+
+
+@pytest.mark.parametrize(("judge", "error"), [
+    ({**JUDGE, "key": "sk-live"}, r"task.yaml:\d+: judge.key: Extra inputs are not permitted"),
+    ({**JUDGE, "prompt": "{instruction} only"}, r"judge.prompt: Value error, the prompt needs \{diff\} exactly once"),
+    ({**JUDGE, "prompt": PROMPT + "{hidden_tests}"}, r"judge.prompt: .*never sees the hidden tests"),
+    ({**JUDGE, "verdict": {"pattern": "PASS|FAIL"}}, r"judge.verdict.pattern: .*exactly one group"),
+    ({**JUDGE, "limit_usd": 0}, r"judge.limit_usd: Input should be greater than 0"),
+    ({k: v for k, v in JUDGE.items() if k != "model"}, r"judge.model: Field required"),
+    ("sonnet", r"judge: Input should be a valid dictionary"),
+])
+def test_a_bad_task_judge_is_refused_naming_the_key(tmp_path: Path, judge: object, error: str) -> None:
+    with pytest.raises(ConfigError, match=error):
+        load_any_task(_task(tmp_path, judge))
+
+
+def test_a_study_judge_replaces_the_tasks(tmp_path: Path) -> None:
+    task = _task(tmp_path, JUDGE)
+    plain = load_study(_study(tmp_path, task))
+    assert plain.judge is None and "judge" not in plain.canonical()        # stored as before
+    assert {t: j.name for t, j in study_judges(plain).items()} == {str(task): "task-judge"}
+    assert plain.endpoints_used == []                                        # the task's judge is the task's
+    study = load_study(_study(tmp_path, task, {**JUDGE, "name": "study-judge", "endpoint": "openai"}))
+    assert {t: (j.name, j.endpoint) for t, j in study_judges(study).items()} == {str(task): ("study-judge", "openai")}
+    assert study.canonical()["judge"]["name"] == "study-judge"
+    assert study.endpoints_used == ["openai"]                               # so the study starts a gateway
+
+
+def test_a_bad_study_judge_is_refused_naming_file_line_and_key(tmp_path: Path) -> None:
+    path = _study(tmp_path, REPO_TASKS / "calc-add-negative", {**JUDGE, "name": "has space"})
+    with pytest.raises(ConfigError, match=r"study.yaml:\d+: judge.name: String should match pattern"):
+        load_study(path)
+
+
+def test_the_judge_is_not_configuration(tmp_path: Path) -> None:
+    """Runs with and without a judge have the same configuration hash: the judge grades after the run."""
+    budget, agent = load_budget("smoke"), resolve_agent("oracle")
+    judged, bare = load_any_task(_task(tmp_path, JUDGE)), load_any_task(REPO_TASKS / "calc-add-negative")
+    a = task_config(RunRequest(task=judged, budget=budget, agent=agent, data_dir=tmp_path, judge=judged.judge))
+    b = task_config(RunRequest(task=bare, budget=budget, agent=agent, data_dir=tmp_path))
+    assert a == b and "judge" not in a["spec"]
+    assert judged.judge is not None and judged.judge.digest() != judged.judge.model_copy(
+        update={"model": "other"}).digest()
