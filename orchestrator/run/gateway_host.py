@@ -150,10 +150,13 @@ class GatewayHost:
     # --- runs -------------------------------------------------------------------------------------------
 
     def open_run(self, run_id: str, endpoint_name: str, model: str, limits: ModelLimits, transcript_path: Path, *,
-                 socket_path: Path, seed: int | None, run_date: dt.date, on_event: EventSink) -> Path:
-        """Serve run `run_id` on `socket_path`; its gateway events go to `on_event(kind, fields)`."""
+                 socket_path: Path | None = None, seed: int | None = None, run_date: dt.date | None = None,
+                 on_event: EventSink | None = None) -> Path:
+        """Serve run `run_id` on `socket_path` (None: a folder of the gateway's own, for a caller on the host
+        such as a judge); its gateway events go to `on_event(kind, fields)`."""
         self.start()
-        self._sinks[run_id] = on_event
+        if on_event is not None:
+            self._sinks[run_id] = on_event
         try:
             return self._thread.open_run(run_id, endpoint_name, model, limits, transcript_path, seed=seed,
                                          run_date=run_date, socket_path=socket_path)
