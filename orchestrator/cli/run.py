@@ -93,6 +93,8 @@ def _run(args: argparse.Namespace) -> int:
             line += f" ({record.failure_class}: {record.failure_reason})"
         if view["outcome"] is not None:
             line += f", {'pass' if view['outcome'] else 'fail'} ({view['outcome_reason']})"
+        if view["judge_outcome"] is not None:  # a model's verdict, beside the tests' when the task has them
+            line += f", judge {'pass' if view['judge_outcome'] else 'fail'}"
         if view["holdout_score"] is not None:
             line += f", holdout {view['holdout_score']:.4f}"
         if view["model_calls"] is not None:

@@ -9,6 +9,7 @@ Times are unix seconds here; the export writes them as ISO 8601.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from compliance.records import is_compliant
@@ -162,6 +163,8 @@ def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
     record["grading"] = outcome.summary() if outcome else None
     record["test_results"] = ([{"repeat": g.repeat, "test": t, "outcome": r} for g in outcome.gradings
                                for t, r in g.tests.items()] if outcome else None)
+    # every judge's row in full (run_row's judge_outcome is the first judge's verdict only)
+    record["judge_verdicts"] = [dataclasses.asdict(v) for v in ledger.judge_verdicts([run_id])]
     return record
 
 
