@@ -215,11 +215,13 @@ def _run(args: argparse.Namespace) -> int:
         report = None
         if args.report:
             from orchestrator.report import build_report, validate_runs
+            from orchestrator.report.calibration import study_calibrations
             from orchestrator.study.export import runs_frame
 
             runs = validate_runs(runs_frame(ledger, study_id), source=f"study {spec.name}")
             report = build_report(runs, where.report_dir(spec.name), title=f"sbx study {spec.name}",
-                                  exclusion="both", seed=spec.seed, source=f"study {spec.name}").html
+                                  exclusion="both", seed=spec.seed, source=f"study {spec.name}",
+                                  judge_calibrations=study_calibrations(ledger, runs)).html
     left = sum(counts.get("planned", 0) + counts.get("running", 0) + counts.get("scoring", 0)
                for counts in status["pairings"].values())
     if args.json:
