@@ -91,3 +91,29 @@ def test_the_judge_is_not_configuration(tmp_path: Path) -> None:
     assert a == b and "judge" not in a["spec"]
     assert judged.judge is not None and judged.judge.digest() != judged.judge.model_copy(
         update={"model": "other"}).digest()
+
+
+def test_a_study_job_carries_the_judge_to_its_run_request(tmp_path: Path, home) -> None:
+    """The driver puts the run's judge in the job (the study's, else the task's, as validated); the node's run
+    request has it back as the same spec (its digest, so the same calibration)."""
+    from orchestrator.ledger import Ledger
+    from orchestrator.study.backend import Slot
+    from orchestrator.study.job import job_request
+    from orchestrator.study.runner import StudyRunner
+
+    task = _task(tmp_path, {**JUDGE, "verdict": {"pattern": "^(Y|N)$", "pass": "Y", "fail": "N"}})
+    ledger = Ledger(tmp_path / "ledger.sqlite", create=True)
+    for study_judge, want in ((None, "task-judge"), ({**JUDGE, "name": "study-judge"}, "study-judge")):
+        spec = load_study(_study(tmp_path, task, study_judge))
+        runner = StudyRunner(spec, home, ledger, None, None)  # type: ignore[arg-type]  # no run is launched
+        job = runner._job(runner.plan[0], "r-1", "run")
+        assert job.judge is not None and job.judge["name"] == want
+        req = job_request(home, job, Slot("here", 0, "0"), task=load_any_task(task))
+        expected = spec.judge if spec.judge is not None else load_any_task(task).judge
+        assert req.judge == expected and req.judge is not None and req.judge.digest() == expected.digest()
+    bare = load_study(_study(tmp_path, REPO_TASKS / "calc-add-negative"))
+    runner = StudyRunner(bare, home, ledger, None, None)  # type: ignore[arg-type]
+    job = runner._job(runner.plan[0], "r-1", "run")
+    assert job.judge is None and job.endpoints_file is None
+    assert job_request(home, job, Slot("here", 0, "0"), task=load_any_task(REPO_TASKS / "calc-add-negative")).judge is None
+    ledger.close()
