@@ -195,5 +195,6 @@ def test_stored_replays_read_with_diverge_normalisation(setup) -> None:
     assert differing and all(f.startswith("response.body.content[") and ".input" in f for f in differing), differing
     ((_, (raw,)),) = stored_replays(ledger, store, run_id, AS_RECORDED)   # ids compared as recorded
     assert raw.identical_to_original < n.identical_to_original            # the ids differ call by call
+    print(f"first differences: {sorted(set(differing))}")
     print(f"\nnormalised: identical {n.identical_to_original}/{k}, as recorded {raw.identical_to_original}/{k}")
     ledger.close()
