@@ -132,3 +132,32 @@ def test_tree_diff_is_bounded_and_in_path_order(tmp_path: Path) -> None:
     assert diff == ("--- /dev/null\n+++ b/m.py\n@@ -0,0 +1 @@\n+added\n"
                     "--- a/z.py\n+++ b/z.py\n@@ -1 +1 @@\n-old\n+new\n\\ No newline at end of file\n")
     assert tree_diff(a, b, 10) == "--- /dev/null\n+++ b/m.py\n@@ -0,0 +1 @@\n+added\n"   # stops past the bound
+
+
+def test_on_a_task_without_tests_the_verdict_stands_alone(tmp_path: Path, home: Home) -> None:
+    """An ml task (flight-delays: scored, no tests): the judge reads its description and the diff from its
+    repo; the run's record has the judge's verdict and no tests' outcome beside it."""
+    from orchestrator.specs import load_task
+
+    task = load_task("flight-delays")
+    ledger = Ledger(tmp_path / "ledger.sqlite", create=True)
+    run_id = plan(ledger)
+    drive(ledger, run_id, RunState.AUDITED)
+    workspace = home.delivered_dir(run_id) / "workspace"
+    shutil.copytree(task.repo_dir, workspace)
+    (workspace / "train.py").write_text((workspace / "train.py").read_text() + "\n# tuned\n")
+    req = RunRequest(task=task, budget=load_budget("smoke"), agent=resolve_agent("noop"), data_dir=home.root,
+                     seed=5, judge=SPEC)
+    ctx = RunContext(home, ledger, None, req, run_id)  # type: ignore[arg-type]
+    with standin_gateway(tmp_path / "model", VERDICTS) as setup:
+        assert needs_judge(ctx)
+        row = judge_delivered(ctx, setup.host)
+        (call,) = setup.calls(f"{run_id}.judge.{SPEC.name}")
+    assert row.verdict == ("pass" if call["variant"] == -1 else "fail")
+    view = run_row(ledger, run_id)
+    assert view["outcome"] is None and view["judge_outcome"] is (row.verdict == "pass")
+    (record,) = read_transcript(ctx.run_dir / f"judge-{SPEC.name}.jsonl.gz")
+    body = record["request"]["body"]
+    assert "Predict whether a flight departs at least 15 minutes late." in body and "+# tuned" in body
+    assert "holdout.labels" not in body and ledger.get_run(run_id).status == RunState.AUDITED
+    ledger.close()
