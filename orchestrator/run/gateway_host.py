@@ -30,7 +30,7 @@ from orchestrator.gateway import forwarder
 from orchestrator.gateway.health import EndpointHealth
 from orchestrator.gateway.limits import ModelLimits
 from orchestrator.gateway.probe import ProbeResult, probe
-from orchestrator.gateway.server import Gateway, RunTotals
+from orchestrator.gateway.server import SOCKET_NAME, Gateway, RunTotals
 from orchestrator.gateway.service import GatewayThread
 from orchestrator.log import get_logger
 from orchestrator.specs.endpoints import (
@@ -174,6 +174,10 @@ class GatewayHost:
 
     def totals(self, run_id: str) -> RunTotals:
         return self._thread.totals(run_id)
+
+    def own_socket(self, run_id: str) -> Path:
+        """Where `open_run` without a `socket_path` serves `run_id` (a caller on the host: a judge)."""
+        return self._socket_root / run_id / SOCKET_NAME
 
     # --- endpoint health ----------------------------------------------------------------------------------
 

@@ -136,10 +136,17 @@ def judge_delivered(ctx: RunContext, gateway: GatewayHost | None) -> JudgeVerdic
     return row
 
 
-def check_judge(spec: JudgeSpec, gateway: GatewayHost | None) -> None:
-    """The judge's side of `prepare`: a gateway, and an endpoint that serves its model with a rate card.
-    A ConfigError names the fix before the run starts (a judge cannot price its calls without a card)."""
+def judge_id(run_id: str, spec: JudgeSpec) -> str:
+    """The gateway's run id of the judge's calls (scoring/judge.py: its socket, transcript and run header)."""
+    return f"{run_id}.judge.{spec.name}"
+
+
+def check_judge(spec: JudgeSpec, gateway: GatewayHost | None, run_id: str) -> None:
+    """The judge's side of `prepare`: a gateway, an endpoint that serves its model with a rate card, and a
+    socket path that fits. A ConfigError names the fix before the run starts (a judge cannot price its calls
+    without a card; a unix socket's path is at most 107 bytes, and a long judge name is part of it)."""
     import datetime as dt
+    import os
 
     if gateway is None:
         raise ConfigError(f"judge {spec.name}: its calls go through the model gateway; the run has none "
@@ -148,3 +155,7 @@ def check_judge(spec: JudgeSpec, gateway: GatewayHost | None) -> None:
         gateway.check(spec.endpoint, spec.model, dt.datetime.now(dt.UTC).date())
     except ConfigError as exc:
         raise ConfigError(f"judge {spec.name}: {exc}") from None
+    sock = gateway.own_socket(judge_id(run_id, spec))
+    if len(os.fsencode(sock)) > 107:
+        raise ConfigError(f"judge {spec.name}: its socket path {sock} is longer than a unix socket allows "
+                          f"(107 bytes); give the judge a shorter name")

@@ -79,7 +79,7 @@ def prepare(ctx: RunContext, gateway: GatewayHost | None = None) -> Prepared:
     if req.task.kind == "tests":  # the grader's image, and the oracle's solution (run/grade.py)
         agent = prepare_tests(ctx, agent or req.agent)
     if req.judge is not None:  # its gateway, endpoint, model and rate card, before the run starts
-        check_judge(req.judge, gateway)
+        check_judge(req.judge, gateway, ctx.run_id)
     prepared = Prepared(image=model.image, agent=agent, model=model.plan)
     # seed and config hash, for paired analyses (run/config.py); meta is merged, nothing else changes
     # where the task was loaded from (not configuration: its content is in the config): a rescore finds a

@@ -161,3 +161,22 @@ def test_on_a_task_without_tests_the_verdict_stands_alone(tmp_path: Path, home: 
     assert "Predict whether a flight departs at least 15 minutes late." in body and "+# tuned" in body
     assert "holdout.labels" not in body and ledger.get_run(run_id).status == RunState.AUDITED
     ledger.close()
+
+
+def test_prepare_checks_the_judge_before_the_run_starts(tmp_path: Path) -> None:
+    """check_judge (the judge's part of `prepare`): a ConfigError naming the judge and the fix."""
+    from orchestrator.failures import ConfigError
+    from orchestrator.run.judge import check_judge
+
+    run_id = "r-20261203065333-13e5a9"
+    with pytest.raises(ConfigError, match="judge standin-judge: its calls go through the model gateway"):
+        check_judge(SPEC, None, run_id)
+    with standin_gateway(tmp_path / "model", VERDICTS) as setup:
+        check_judge(SPEC, setup.host, run_id)                                 # fits, served, priced
+        with pytest.raises(ConfigError, match="judge standin-judge: .*nowhere"):
+            check_judge(SPEC.model_copy(update={"endpoint": "nowhere"}), setup.host, run_id)
+        with pytest.raises(ConfigError, match="judge standin-judge: .*does not list model 'unpriced'"):
+            check_judge(SPEC.model_copy(update={"model": "unpriced"}), setup.host, run_id)
+        long = SPEC.model_copy(update={"name": "j" * 80})
+        with pytest.raises(ConfigError, match="longer than a unix socket allows"):
+            check_judge(long, setup.host, run_id)
