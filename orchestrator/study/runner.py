@@ -208,6 +208,11 @@ class StudyRunner:
             return False
         return not set(self.spec.datasets) <= set(self.ledger.scores(run.run_id))
 
+    def _needs_judge(self, planned: PlannedRun, run: RunRecord) -> bool:
+        """An audited run whose judge gave no verdict row yet (the driver stopped between its steps)."""
+        judge = self._judge(self._inputs(planned.task))
+        return judge is not None and not any(v.judge == judge["name"] for v in self.ledger.judge_verdicts([run.run_id]))
+
     def _kind(self, task: str) -> str | None:
         if task not in self._kinds:
             from orchestrator.specs.task import task_kind, task_yaml
@@ -234,7 +239,7 @@ class StudyRunner:
                 jobs.append(self._job(planned, run.run_id, "run"))
             elif status in (RunState.DELIVERED, RunState.SCORED):
                 jobs.append(self._job(planned, run.run_id, "finish"))
-            elif status == RunState.AUDITED and self._needs_datasets(run):
+            elif status == RunState.AUDITED and (self._needs_datasets(run) or self._needs_judge(planned, run)):
                 jobs.append(self._job(planned, run.run_id, "finish"))
             elif (status == RunState.FAILED and run.failure_class is not None and run.failure_class.retryable
                   and attempt <= self.spec.infra_retries):

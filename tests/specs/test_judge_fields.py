@@ -117,3 +117,26 @@ def test_a_study_job_carries_the_judge_to_its_run_request(tmp_path: Path, home) 
     assert job.judge is None and job.endpoints_file is None
     assert job_request(home, job, Slot("here", 0, "0"), task=load_any_task(REPO_TASKS / "calc-add-negative")).judge is None
     ledger.close()
+
+
+def test_a_resumed_study_finishes_a_run_its_judge_has_not_graded(tmp_path: Path, home) -> None:
+    """An audited run of a judged study with no verdict row (the driver stopped between the steps) is a
+    `finish` job on resume; with its verdict, nothing is left to do."""
+    from orchestrator.ledger import Ledger, RunState
+    from orchestrator.ledger.judge_verdicts import JudgeVerdict
+    from orchestrator.study.runner import StudyRunner
+    from tests.ledger.ledger_helpers import drive
+
+    spec = load_study(_study(tmp_path, _task(tmp_path, JUDGE)))
+    ledger = Ledger(tmp_path / "ledger.sqlite", create=True)
+    runner = StudyRunner(spec, home, ledger, None, None)  # type: ignore[arg-type]  # no run is launched
+    runner.study_id = ledger.create_study(spec.name)
+    planned = runner.plan[0]
+    run_id = ledger.new_run(task=planned.task, agent="oracle", budget_name=spec.budget, pairing=planned.pairing.name,
+                            study_id=runner.study_id, repeat=planned.repeat)
+    drive(ledger, run_id, RunState.AUDITED)
+    assert [(j.run_id, j.phase) for j in runner.pending()] == [(run_id, "finish")]
+    ledger.save_judge_verdict(JudgeVerdict(run_id, "task-judge", "anthropic", "claude-x", "pass", "ok", 1, False,
+                                           1, 1, 0.0, None, 0.0))
+    assert runner.pending() == []
+    ledger.close()
