@@ -48,7 +48,7 @@ def normalised(original: CallRecord, replays: list[CallRecord], normalisation: N
                ) -> NormalisedReplay:
     base = _response(original, normalisation)
     answered = [_response(r, normalisation) for r in replays if r.outcome == "ok"]
-    firsts = [(differences(base, r, "response", limit=1) or [None])[0] for r in answered]
+    firsts: list[str | None] = [next(iter(differences(base, r, "response", limit=1)), None) for r in answered]
     return NormalisedReplay(index=original.index, times=len(replays), answered=len(answered),
                             distinct=len({json.dumps(r, sort_keys=True) for r in answered}),
                             identical_to_original=sum(f is None for f in firsts), first_difference=firsts)

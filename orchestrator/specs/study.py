@@ -12,6 +12,7 @@ from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.loading import load_yaml_model
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+Dataset = Literal["holdout", "later"]
 
 
 class Pairing(BaseModel):
@@ -122,7 +123,7 @@ class StudySpec(BaseModel):
     budget: str = "smoke"
     pairings: list[Pairing] = Field(min_length=1)
     repeats: int = Field(ge=1, le=10_000)
-    datasets: list[Literal["holdout", "later"]] = Field(default_factory=lambda: ["holdout"])
+    datasets: list[Dataset] = Field(default_factory=lambda: list[Dataset](["holdout"]))
     backend: Backend = Field(default_factory=LocalBackend)
     infra_retries: int = Field(2, ge=0, le=20, description="new attempts after an infra failure")
     seed: int = 0

@@ -444,10 +444,11 @@ def load_tests_task(name_or_path: str | Path) -> TestsTaskSpec:
     for key, rel in (("repo", spec.repo), ("hidden_tests", spec.hidden_tests)):
         if spec.lock is None and not spec.path(rel).is_dir():
             raise ConfigError(f"{path}: {key}: {spec.path(rel)} is not a folder")
-    for key, rel in (("instruction", spec.instruction), ("reference_patch", spec.reference_patch),
-                     ("solution", spec.solution)):
-        if rel is not None and not spec.path(rel).is_file():
-            raise ConfigError(f"{path}: {key}: {spec.path(rel)} does not exist")
+    optional_files: tuple[tuple[str, str | None], ...] = (
+        ("instruction", spec.instruction), ("reference_patch", spec.reference_patch), ("solution", spec.solution))
+    for key, maybe in optional_files:
+        if maybe is not None and not spec.path(maybe).is_file():
+            raise ConfigError(f"{path}: {key}: {spec.path(maybe)} does not exist")
     if isinstance(spec.environment, DockerfileEnvironment):
         df = spec.path(spec.environment.context) / spec.environment.dockerfile
         if not df.is_file():
