@@ -115,6 +115,7 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError(f"--seed must be >= 0, got {args.seed}")
     if args.study:
         from orchestrator.report import validate_runs
+        from orchestrator.report.calibration import study_calibrations
         from orchestrator.study.export import runs_frame, study_id_of
 
         with open_ledger(args) as ledger:
@@ -123,6 +124,7 @@ def _run(args: argparse.Namespace) -> int:
             source = f"study {args.study} in {ledger.path}"
             record = ledger.get_study(study_id)
             settings = report_settings(args, (record.spec if record else {}).get("report"))
+            judges = study_calibrations(ledger, runs)
         name = args.study
         out = args.out or home(args).report_dir(args.study)
         measured = True  # the ledger's spend is the gateway's
@@ -132,6 +134,7 @@ def _run(args: argparse.Namespace) -> int:
         name, source = args.runs_csv.name, str(args.runs_csv)
         out = args.out or Path(f"report-{args.runs_csv.stem}")
         measured = False  # a CSV's spend came from elsewhere
+        judges = {}  # a CSV's judge, if any, has no ledger to be calibrated from
     paths = build_report(
         runs,
         out,
@@ -141,6 +144,7 @@ def _run(args: argparse.Namespace) -> int:
         source=source,
         settings=settings,
         costs_from_gateway=measured,
+        judge_calibrations=judges,
     )
     if args.json:
         import pandas as pd

@@ -73,9 +73,9 @@ def _run(args: argparse.Namespace) -> int:
     agent = command_agent(args.agent_command) if args.agent_command else resolve_agent(args.agent or "noop")
     req = RunRequest(task=task, budget=budget, agent=agent, data_dir=args.data_dir or task_data_dir(task, where),
                      model=args.model, endpoint=args.endpoint, seed=args.seed, cpuset=args.cpuset,
-                     datasets=() if args.no_score or task.kind == "tests" else ("holdout",))
+                     datasets=() if args.no_score or task.kind == "tests" else ("holdout",), judge=task.judge)
     client = engine.client()
-    gateway = GatewayHost.from_files(args.endpoints, args.ratecards) if args.endpoint else None
+    gateway = GatewayHost.from_files(args.endpoints, args.ratecards) if args.endpoint or task.judge else None
     with open_ledger(args, create=True) as ledger, gateway or contextlib.nullcontext():
         lifecycle = RunLifecycle(where, ledger, client, gateway=gateway)
         run_id = lifecycle.plan(req)
@@ -93,6 +93,8 @@ def _run(args: argparse.Namespace) -> int:
             line += f" ({record.failure_class}: {record.failure_reason})"
         if view["outcome"] is not None:
             line += f", {'pass' if view['outcome'] else 'fail'} ({view['outcome_reason']})"
+        if view["judge_outcome"] is not None:  # a model's verdict, beside the tests' when the task has them
+            line += f", judge {'pass' if view['judge_outcome'] else 'fail'}"
         if view["holdout_score"] is not None:
             line += f", holdout {view['holdout_score']:.4f}"
         if view["model_calls"] is not None:

@@ -148,6 +148,23 @@ def _check_models(spec: Any, endpoints_file: Path, ratecards_dir: Path) -> dict[
         assert found is not None
         out[p.name] = {"agent": agent.name, "model": p.model, "endpoint": p.endpoint, "api": found.endpoint.api,
                        "rate_card": found.rate_card_date.isoformat(), "price": found.price.model_dump()}
+    from orchestrator.study.judges import study_judges
+
+    for judge in {j.name: j for j in study_judges(spec).values()}.values():  # the judge's calls are priced too
+        if endpoints is None:
+            if not endpoints_file.is_file():
+                raise ConfigError(f"{spec.name}: judge {judge.name}: {endpoints_file}: no endpoints file "
+                                  "(give --endpoints FILE)")
+            endpoints = load_endpoints(endpoints_file)
+            cards = load_ratecards(ratecards_dir) if ratecards_dir.is_dir() else None
+        try:
+            found = _check_target(endpoints, cards, judge.endpoint, judge.model, on=today,
+                                  endpoints_file=endpoints_file, ratecards_dir=ratecards_dir)
+        except ConfigError as exc:
+            raise ConfigError(f"{spec.name}: judge {judge.name}: {exc}") from None
+        out[f"judge {judge.name}"] = {"agent": None, "model": judge.model, "endpoint": judge.endpoint,
+                                      "api": found.endpoint.api, "rate_card": found.rate_card_date.isoformat(),
+                                      "price": found.price.model_dump()}
     return out
 
 
@@ -172,6 +189,7 @@ def _run(args: argparse.Namespace) -> int:
     from orchestrator.specs.study import load_study
     from orchestrator.study.backend import backend_class
     from orchestrator.study.export import study_id_of
+    from orchestrator.study.judges import study_judges
     from orchestrator.study.progress import StudyDisplay, result_table, study_results, study_status
     from orchestrator.study.runner import StudyRunner
 
@@ -193,7 +211,8 @@ def _run(args: argparse.Namespace) -> int:
     _check_models(spec, args.endpoints, args.ratecards)
     # one model gateway for the study's runs on this host (a fleet's nodes start their own; the driver's
     # probes endpoints that keep refusing)
-    gateway = GatewayHost.from_files(args.endpoints, args.ratecards) if spec.endpoints_used else None
+    gateway = (GatewayHost.from_files(args.endpoints, args.ratecards)
+               if spec.endpoints_used or study_judges(spec) else None)
     with open_ledger(args, create=True) as ledger, gateway or contextlib.nullcontext():
         cls = backend_class(spec.backend.type)
         if spec.backend.type == "local":
@@ -213,11 +232,13 @@ def _run(args: argparse.Namespace) -> int:
         report = None
         if args.report:
             from orchestrator.report import build_report, validate_runs
+            from orchestrator.report.calibration import study_calibrations
             from orchestrator.study.export import runs_frame
 
             runs = validate_runs(runs_frame(ledger, study_id), source=f"study {spec.name}")
             report = build_report(runs, where.report_dir(spec.name), title=f"sbx study {spec.name}",
-                                  exclusion="both", seed=spec.seed, source=f"study {spec.name}").html
+                                  exclusion="both", seed=spec.seed, source=f"study {spec.name}",
+                                  judge_calibrations=study_calibrations(ledger, runs)).html
     left = sum(counts.get("planned", 0) + counts.get("running", 0) + counts.get("scoring", 0)
                for counts in status["pairings"].values())
     if args.json:

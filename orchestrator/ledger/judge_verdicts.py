@@ -46,10 +46,16 @@ class JudgeVerdict:
     cost_usd: float | None
     transcript_sha256: str | None
     created_at: float
+    #: JudgeSpec.digest(): which judge (endpoint, model, prompt, parse rule) gave it; the report's calibration
+    #: of a judge-only study reads the verdicts of the same digest on runs the tests graded too
+    spec_sha256: str | None = None
 
+
+#: the spec's digest, added by a later migration
+SPEC_DIGEST = "ALTER TABLE judge_verdicts ADD COLUMN spec_sha256 TEXT;"
 
 _COLS = ("run_id", "judge", "endpoint", "model", "verdict", "outcome", "diff_bytes", "diff_cut", "input_tokens",
-         "output_tokens", "cost_usd", "transcript_sha256", "created_at")
+         "output_tokens", "cost_usd", "transcript_sha256", "created_at", "spec_sha256")
 
 
 def save(conn: sqlite3.Connection, v: JudgeVerdict) -> None:

@@ -345,4 +345,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("audits_unanalysable", _AUDITS_V3),  # the audit's `unanalysable` verdict
     Migration("replays", replays.SCHEMA),  # issue 26: `sbx replay` rows, apart from the agent's usage
     Migration("judge_verdicts", judge_verdicts.SCHEMA),  # issue 26: a judge's verdict per run, its own cost
+    Migration("judge_spec_digest", judge_verdicts.SPEC_DIGEST),  # which judge spec gave a verdict (calibration)
 )

@@ -9,6 +9,7 @@ import pandas as pd
 
 from orchestrator.report import binary_tables as bt
 from orchestrator.report import cost_tables, effects, figures, judge, keep_tables, tables, task_grid
+from orchestrator.report.calibration import JudgeCalibration
 from orchestrator.report.placement import (
     PLACEMENT_COLUMNS,
     drift_table,
@@ -424,6 +425,7 @@ def build_report(
     source: str = "runs table",
     settings: ReportSpec | None = None,
     costs_from_gateway: bool = False,
+    judge_calibrations: dict[str, JudgeCalibration | None] | None = None,
 ) -> ReportPaths:
     """Write the report for a runs table: report.html (self-contained), summary.md, tables/, figures/.
 
@@ -431,12 +433,14 @@ def build_report(
     compliance rules exclude a run; `seed` fixes every resample, so the same input gives the same report
     whatever the order of its rows. `settings` names the factors, reference levels, baselines, budget and
     rate card; `costs_from_gateway` says the spend was measured by sbx's gateway (a ledger's runs), not
-    imported.
+    imported. `judge_calibrations`: for a study graded only by a judge, each judge's calibration from the
+    ledger by spec digest (report/calibration.py; the runs' `judge_spec_sha256` names theirs).
     """
     rule = Exclusion.parse(exclusion)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"seed must be an int >= 0, got {seed!r}")
-    prep = prepare(validate_runs(runs, source=source), rule, seed, settings, costs_from_gateway=costs_from_gateway)
+    prep = prepare(validate_runs(runs, source=source), rule, seed, settings, costs_from_gateway=costs_from_gateway,
+                   judge_calibrations=judge_calibrations)
     sections = []
     for make in _SECTIONS:
         try:

@@ -5,7 +5,8 @@ both error rates (false pass: of the runs the tests failed, the share the judge 
 judge's pass rate beside the tests', the bias this puts on the pairing's score, and the bias on every
 paired gap between pairings; cost per verdict where the runs carry `judge_cost_usd`. A study graded only by
 a judge (no `outcome`) gets a section that says its verdicts are a model's and which calibration it rests
-on: none, unless the settings name one.
+on: for each judge its runs name (`judge_spec_sha256`), the agreement of that same judge with the tests on
+the ledger's runs that had both (report/calibration.py), or that it has none.
 """
 
 from __future__ import annotations
@@ -53,19 +54,45 @@ def gap_table(prep: Prepared) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _digests(prep: Prepared) -> list[str]:
+    if "judge_spec_sha256" not in prep.runs.columns:
+        return []
+    return sorted({str(d) for d in prep.runs["judge_spec_sha256"].dropna()})
+
+
+def _calibration_text(prep: Prepared) -> str:
+    """Which calibration each judge of the runs rests on, or that it rests on none."""
+    none = "It rests on no calibration: no tasks graded by both the tests and this judge."
+    digests = _digests(prep)
+    if not digests:  # a table from elsewhere: it does not say which judge
+        return none + " (The runs table does not say which judge: no judge_spec_sha256 column.)"
+    parts = []
+    for d in digests:
+        c = prep.judge_calibrations.get(d)
+        if c is None or c.figures is None:
+            parts.append(f"Judge spec sha256 {d[:12]} rests on no calibration: no tasks graded by both the tests "
+                         "and this judge.")
+        else:
+            parts.append(f"Its calibration: {c.describe()}.")
+    return " ".join(parts)
+
+
 def section(prep: Prepared) -> Section:
     s = Section("judge", "The judge against the tests")
     if not present(prep.runs, "judge_outcome"):
         s.skipped = "needs column judge_outcome with values (a task or study that names a judge)"
         return s
     if not present(prep.runs, "outcome"):
-        calibration = getattr(prep.settings, "judge_calibration", None)
         s.intro = ("These runs were graded only by a judge: every pass/fail below is a model's verdict, not a "
-                   "test's. " + (f"Its calibration: {calibration}." if calibration else
-                                 "It rests on no calibration: no tasks graded by both the tests and this judge."))
+                   "test's. " + _calibration_text(prep))
         frame = prep.runs.groupby("pairing")["judge_outcome"].agg(["count", "mean"]).reset_index()
         s.tables.append(TableSpec("judge_only", "Judge's pass rate (a model's verdicts)",
                                   frame.rename(columns={"count": "runs", "mean": "judge_pass_rate"})))
+        found = [c for c in (prep.judge_calibrations.get(d) for d in _digests(prep)) if c is not None and c.figures]
+        if found:
+            s.tables.append(TableSpec("judge_calibration", "The calibration the verdicts rest on (the same judge "
+                                      "against the tests, elsewhere in the ledger)",
+                                      pd.DataFrame([c.row() for c in found]).replace({None: np.nan})))
         return s
     s.intro = ("Each run graded by the hidden tests (the reference) and by the judge. False pass: of the runs the "
                "tests failed, the share the judge passed; false fail: of those the tests passed, the share it "

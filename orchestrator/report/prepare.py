@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -11,6 +12,9 @@ import pandas as pd
 from orchestrator.report.runs_table import present
 from orchestrator.specs.study import ReportSpec
 from orchestrator.stats import Exclusion, compliant
+
+if TYPE_CHECKING:
+    from orchestrator.report.calibration import JudgeCalibration
 
 #: the canonical row order: every table, reference level and resample is built over rows in this order,
 #: so the report does not depend on the order of the input's rows
@@ -31,6 +35,9 @@ class Prepared:
     settings: ReportSpec = ReportSpec()
     #: spend measured by sbx's gateway (a ledger's runs), not imported with the table
     costs_from_gateway: bool = False
+    #: judge spec digest -> its calibration from the ledger (None: the ledger has no verdict of it); for the
+    #: judge section of a study graded only by a judge (report/calibration.py)
+    judge_calibrations: dict[str, JudgeCalibration | None] = field(default_factory=dict)
 
     def seed_for(self, *keys: object) -> int:
         """A seed for one statistic, derived from the report seed and stable names (same run, same draws)."""
@@ -63,6 +70,7 @@ def prepare(
     settings: ReportSpec | None = None,
     *,
     costs_from_gateway: bool = False,
+    judge_calibrations: dict[str, JudgeCalibration | None] | None = None,
 ) -> Prepared:
     """Drop attempts that do not count, pick the reported score and mark compliance under `exclusion`.
 
@@ -104,4 +112,5 @@ def prepare(
         seed=int(seed),
         settings=settings or ReportSpec(),
         costs_from_gateway=costs_from_gateway,
+        judge_calibrations=dict(judge_calibrations or {}),
     )

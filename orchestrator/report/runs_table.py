@@ -51,6 +51,8 @@ SCHEMA: tuple[Column, ...] = (
     Column("flaky_tests", "int", False, "expected tests whose outcome differed between the gradings"),
     Column("judge_outcome", "bool", False, "a judge's pass/fail verdict, compared with `outcome` by kappa"),
     Column("judge_cost_usd", "float", False, "what the judge's call cost (its own gateway row, not the agent's)"),
+    Column("judge_spec_sha256", "text", False, "which judge gave judge_outcome (its spec's digest): a judge-only "
+                                              "study's report names that judge's calibration"),
     Column("eval_score", "float", False, "score on the evaluation split, computed by sbx from the scorer's "
                                          "predictions (selects best-of-k)"),
     Column("holdout_score", "float", False, "score on the holdout the agent never saw (the reported score)"),

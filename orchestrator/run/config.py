@@ -32,8 +32,9 @@ HASHED = frozenset(
     {"task", "budget", "agent", "model", "endpoint", "agent_options", "data_dir", "datasets", "score_options",
      "copy_limits"}
 )
-#: RunRequest fields that are not configuration: identity, placement, and the seed (recorded on its own)
-NOT_HASHED = frozenset({"study_id", "pairing", "repeat", "seed", "cpuset", "slot", "node", "meta"})
+#: RunRequest fields that are not configuration: identity, placement, the seed (recorded on its own), and the
+#: judge (it grades the run after the sandbox is gone; recorded in the run's meta and its verdict row)
+NOT_HASHED = frozenset({"study_id", "pairing", "repeat", "seed", "cpuset", "slot", "node", "meta", "judge"})
 
 _CHUNK = 1 << 20
 #: a task repo larger than this is hashed by file names and sizes only beyond it (bounded work per run)
@@ -91,7 +92,8 @@ def data_digest(data_dir: Path) -> str | None:
 def task_config(req: RunRequest) -> dict[str, Any]:
     """The task's part of the config. An ml task's environment (its pins, not only the file's name) is in
     it only when the task declares one, so the hashes of runs on the standard images stay what they were."""
-    spec = req.task.model_dump(mode="json")
+    # the judge grades a run after it ended and is never in the sandbox: not configuration (runs/judge.py)
+    spec = req.task.model_dump(mode="json", exclude={"judge"})
     out: dict[str, Any] = {"spec": spec, "repo_sha256": tree_sha256(req.task.repo_dir)}
     if isinstance(req.task, TaskSpec):
         if spec.get("environment") is None:

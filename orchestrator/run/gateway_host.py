@@ -30,7 +30,7 @@ from orchestrator.gateway import forwarder
 from orchestrator.gateway.health import EndpointHealth
 from orchestrator.gateway.limits import ModelLimits
 from orchestrator.gateway.probe import ProbeResult, probe
-from orchestrator.gateway.server import Gateway, RunTotals
+from orchestrator.gateway.server import SOCKET_NAME, Gateway, RunTotals
 from orchestrator.gateway.service import GatewayThread
 from orchestrator.log import get_logger
 from orchestrator.specs.endpoints import (
@@ -150,10 +150,13 @@ class GatewayHost:
     # --- runs -------------------------------------------------------------------------------------------
 
     def open_run(self, run_id: str, endpoint_name: str, model: str, limits: ModelLimits, transcript_path: Path, *,
-                 socket_path: Path, seed: int | None, run_date: dt.date, on_event: EventSink) -> Path:
-        """Serve run `run_id` on `socket_path`; its gateway events go to `on_event(kind, fields)`."""
+                 socket_path: Path | None = None, seed: int | None = None, run_date: dt.date | None = None,
+                 on_event: EventSink | None = None) -> Path:
+        """Serve run `run_id` on `socket_path` (None: a folder of the gateway's own, for a caller on the host
+        such as a judge); its gateway events go to `on_event(kind, fields)`."""
         self.start()
-        self._sinks[run_id] = on_event
+        if on_event is not None:
+            self._sinks[run_id] = on_event
         try:
             return self._thread.open_run(run_id, endpoint_name, model, limits, transcript_path, seed=seed,
                                          run_date=run_date, socket_path=socket_path)
@@ -171,6 +174,10 @@ class GatewayHost:
 
     def totals(self, run_id: str) -> RunTotals:
         return self._thread.totals(run_id)
+
+    def own_socket(self, run_id: str) -> Path:
+        """Where `open_run` without a `socket_path` serves `run_id` (a caller on the host: a judge)."""
+        return self._socket_root / run_id / SOCKET_NAME
 
     # --- endpoint health ----------------------------------------------------------------------------------
 

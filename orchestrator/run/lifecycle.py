@@ -1,6 +1,6 @@
 """The one run lifecycle: the only path from a planned run to its final state.
 
-    prepare -> sandbox -> agent -> copy-out -> evaluate -> audit -> extra datasets
+    prepare -> sandbox -> agent -> copy-out -> evaluate -> audit -> extra datasets -> judge
 
 `RunLifecycle.run` takes a run from whatever state the ledger holds (planned: everything; delivered: the
 evaluation and audit left over after a crash; audited: scores on datasets not yet scored) to its end.
@@ -13,7 +13,8 @@ its type (orchestrator/failures.py):
 - once the sandbox started, an error that escapes is our fault: the attempt ends `failed/infra` (counted =
   false; a study retries it), as does an interruption (SIGINT, SIGTERM, SIGHUP, or `cancel` set by a study
   being stopped: the sandbox checks it with every look at its limits, and no later step starts);
-- an evaluation or audit that breaks on our side leaves the run `delivered`/`scored`, to be finished later.
+- an evaluation or audit that breaks on our side leaves the run `delivered`/`scored`, to be finished later;
+- a judge (run/judge.py) never fails a run: whatever breaks is its own outcome in `judge_verdicts`.
 
 A new task kind plugs in as its evaluation (run/evaluate.py); a per-run service beside the agent (the
 model gateway) as a sandbox `Attachment` (run/sandbox_phase.py). A run that talks to a model (a CLI
@@ -42,6 +43,7 @@ from orchestrator.run.evaluate import evaluate, missing_datasets, needs_evaluati
 from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.run.grade import prepare_tests
 from orchestrator.run.images import run_image
+from orchestrator.run.judge import check_judge, judge_delivered, needs_judge
 from orchestrator.run.model_attachment import ModelAttachment
 from orchestrator.run.model_plan import ModelPlan, prepare_model
 from orchestrator.run.request import RunRequest
@@ -76,11 +78,16 @@ def prepare(ctx: RunContext, gateway: GatewayHost | None = None) -> Prepared:
     agent = model.agent
     if req.task.kind == "tests":  # the grader's image, and the oracle's solution (run/grade.py)
         agent = prepare_tests(ctx, agent or req.agent)
+    if req.judge is not None:  # its gateway, endpoint, model and rate card, before the run starts
+        check_judge(req.judge, gateway, ctx.run_id)
     prepared = Prepared(image=model.image, agent=agent, model=model.plan)
     # seed and config hash, for paired analyses (run/config.py); meta is merged, nothing else changes
     # where the task was loaded from (not configuration: its content is in the config): a rescore finds a
     # task given by path there (run/rescore.py)
     meta = {**config_meta(req, prepared.image), "task_kind": req.task.kind, "task_path": str(req.task.root)}
+    if req.judge is not None:  # which judge grades the run (not configuration: the agent never meets it)
+        meta["judge"] = {"name": req.judge.name, "endpoint": req.judge.endpoint, "model": req.judge.model,
+                         "spec_sha256": req.judge.digest()}
     if sandbox.environment is not None:  # absent for the standard images: their runs' meta stays as it was
         meta["environment"] = sandbox.environment
         # the sandbox by name: a CLI agent's run records its own image (built on this one) as `image`
@@ -150,6 +157,10 @@ class RunLifecycle:
             for dataset in missing_datasets(self.ledger, run_id, req.datasets):
                 with ctx.step(f"score_{dataset}"):
                     score_dataset(ctx, dataset)
+        if needs_judge(ctx):  # after the tests' grading, so each verdict has its reference beside it
+            self._check_cancel()
+            with ctx.step("judge"):
+                judge_delivered(ctx, self.gateway)
         return self.ledger.get_run(run_id)
 
     def _sandbox(self, ctx: RunContext, prepared: Prepared) -> None:

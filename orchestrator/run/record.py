@@ -9,6 +9,7 @@ Times are unix seconds here; the export writes them as ISO 8601.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from compliance.records import is_compliant
@@ -118,6 +119,7 @@ def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[s
         "gradings_agree": o.agree if o else None, "flaky_tests": len(o.flaky) if o else None,
         "judge_outcome": (judged[0].verdict == "pass" if judged and judged[0].verdict else None),
         "judge_cost_usd": judged[0].cost_usd if judged else None,
+        "judge_spec_sha256": judged[0].spec_sha256 if judged else None,
         "run_id": run.run_id, "study_id": run.study_id, "study_name": run.study_name,
         "budget_name": run.budget_name, "attempt": run.attempt, "retry_of": run.retry_of,
         "failure_reason": run.failure_reason, "stop_reason": run.stop_reason,
@@ -162,6 +164,8 @@ def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
     record["grading"] = outcome.summary() if outcome else None
     record["test_results"] = ([{"repeat": g.repeat, "test": t, "outcome": r} for g in outcome.gradings
                                for t, r in g.tests.items()] if outcome else None)
+    # every judge's row in full (run_row's judge_outcome is the first judge's verdict only)
+    record["judge_verdicts"] = [dataclasses.asdict(v) for v in ledger.judge_verdicts([run_id])]
     return record
 
 

@@ -12,6 +12,7 @@ from orchestrator.failures import ConfigError
 from orchestrator.sandbox.copyout import CopyLimits
 from orchestrator.scoring.options import ScoreOptions
 from orchestrator.specs import Budget, TaskSpec
+from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.task import TestsTaskSpec
 
 
@@ -39,6 +40,8 @@ class RunRequest:
     score_options: ScoreOptions = field(default_factory=ScoreOptions)
     #: caps and time limit of the copy-out (run/deliver.py)
     copy_limits: CopyLimits = field(default_factory=CopyLimits)
+    #: the judge that grades the run after its evaluation (run/judge.py): the study's, else the task's
+    judge: JudgeSpec | None = None
 
     def resolved_cpuset(self) -> str:
         return self.cpuset or default_cpuset(self.budget.cores)

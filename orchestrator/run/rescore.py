@@ -65,7 +65,7 @@ def stored_request(home: Home, record: RunRecord, data_dir: Path | None = None,
     config: dict[str, Any] = record.meta.get("config") or {}
     task = run_task(record, tasks or {})
     stored_spec = (config.get("task") or {}).get("spec")
-    current = task.model_dump(mode="json")
+    current = task.model_dump(mode="json", exclude={"judge"})  # as run/config.py's task_config records it
     if current.get("environment") is None:  # as run/config.py's task_config records it
         current.pop("environment", None)
     if stored_spec is not None and stored_spec != current:

@@ -91,13 +91,14 @@ class JudgeCall:
 
 
 def judge_run(gateway: Any, spec: JudgeSpec, api: str, run_id: str, instruction: str, diff: str,
-              transcript_path: Path, *, seed: int | None = None) -> JudgeCall:
-    """One judge call for run `run_id` through `gateway` (a `GatewayThread`), on its own socket and limits."""
+              transcript_path: Path, *, seed: int | None = None, **open_kwargs: Any) -> JudgeCall:
+    """One judge call for run `run_id` through `gateway` (a `GatewayThread`, or the host's `GatewayHost`), on
+    its own socket and limits; `open_kwargs` go to its `open_run` (the host's event sink, the run's date)."""
     prompt = build_prompt(spec, instruction, diff)
     target, body, headers = _request(api, spec.model, prompt.text, spec.max_tokens)
     judge_id = f"{run_id}.judge.{spec.name}"
     sock = gateway.open_run(judge_id, spec.endpoint, spec.model, ModelLimits(calls=1, cost_usd=spec.limit_usd),
-                            transcript_path, seed=seed)
+                            transcript_path, seed=seed, **open_kwargs)
     start = time.perf_counter()
 
     async def send() -> None:

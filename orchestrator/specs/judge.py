@@ -16,6 +16,8 @@ The verdict is read from the last non-empty line of the model's answer only, nev
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -48,6 +50,12 @@ class JudgeSpec(BaseModel):
     max_diff_bytes: int = Field(65536, ge=256, le=4 * 1024 * 1024)
     max_tokens: int = Field(1024, ge=16, le=32768)
     limit_usd: float = Field(0.5, gt=0)
+
+    def digest(self) -> str:
+        """The judge's identity for calibration: endpoint, model, prompt and parse rule (a changed prompt is
+        another judge, whose agreement with the tests must be measured again)."""
+        text = json.dumps(self.model_dump(mode="json", by_alias=True), sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     @field_validator("prompt")
     @classmethod

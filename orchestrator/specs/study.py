@@ -8,9 +8,11 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.loading import load_yaml_model
 
 _NAME = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$"
+Dataset = Literal["holdout", "later"]
 
 
 class Pairing(BaseModel):
@@ -121,12 +123,15 @@ class StudySpec(BaseModel):
     budget: str = "smoke"
     pairings: list[Pairing] = Field(min_length=1)
     repeats: int = Field(ge=1, le=10_000)
-    datasets: list[Literal["holdout", "later"]] = Field(default_factory=lambda: ["holdout"])
+    datasets: list[Dataset] = Field(default_factory=lambda: list[Dataset](["holdout"]))
     backend: Backend = Field(default_factory=LocalBackend)
     infra_retries: int = Field(2, ge=0, le=20, description="new attempts after an infra failure")
     seed: int = 0
     #: what the report needs beyond the runs (factors, reference levels, baseline, budget, rate card)
     report: ReportSpec | None = None
+    #: a model that grades every run of the study from its task's instruction and the delivered diff
+    #: (specs/judge.py), beside the hidden tests on a tests task; it replaces any judge its tasks name
+    judge: JudgeSpec | None = None
 
     @field_validator("datasets")
     @classmethod
@@ -178,8 +183,9 @@ class StudySpec(BaseModel):
         data = self.model_dump(mode="json")
         if data.get("tasks") is None:  # added later: a single-task spec stays as it was stored
             data.pop("tasks", None)
-        if data.get("report") is None:  # added later: a spec without it stays as it was stored
-            data.pop("report", None)
+        for key in ("report", "judge"):  # added later: a spec without them stays as it was stored
+            if data.get(key) is None:
+                data.pop(key, None)
         for pairing in data["pairings"]:  # keys added later stay out while unset: stored specs still match
             for key in _UNSET_LEFT_OUT:
                 if pairing.get(key) is None:
@@ -188,7 +194,9 @@ class StudySpec(BaseModel):
 
     @property
     def endpoints_used(self) -> list[str]:
-        return sorted({p.endpoint for p in self.pairings if p.endpoint})
+        """The endpoints the study's model calls go to: its pairings' and its judge's."""
+        judge = {self.judge.endpoint} if self.judge is not None else set()
+        return sorted({p.endpoint for p in self.pairings if p.endpoint} | judge)
 
 
 #: Pairing keys added after studies were first stored; canonical() leaves them out while they are None

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
 from orchestrator import paths
 from orchestrator.failures import ConfigError
 from orchestrator.home import Home
+from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.loading import load_yaml_model
 
 
@@ -82,6 +83,9 @@ class TaskSpec(BaseModel):
     #: an environment file (PythonEnvironment) relative to the bundle: runs and scoring use its sandbox image
     #: (`sbx-env-sandbox:<hash>`). Absent: the standard images (images/requirements.lock), as before.
     environment: str | None = None
+    #: a model that grades each run from the instruction (`description`) and the delivered diff (specs/judge.py);
+    #: with no tests, its verdict stands alone, marked as a model's. A study's `judge:` replaces it.
+    judge: JudgeSpec | None = None
     root: Path = Field(default=Path("."), exclude=True)
     #: the environment file as loaded and validated by `load_task`
     _python_env: PythonEnvironment | None = PrivateAttr(None)
@@ -374,6 +378,9 @@ class TestsTaskSpec(BaseModel):
     lock: TaskLock | None = None
     #: the file beside task.yaml that holds the grader's fail_to_pass / pass_to_pass (TestIds)
     test_ids: str | None = None
+    #: a model that grades each run from the instruction and the delivered diff, beside the hidden tests (each
+    #: verdict then has a reference: the report measures the judge against them); a study's `judge:` replaces it
+    judge: JudgeSpec | None = None
     root: Path = Field(default=Path("."), exclude=True)
     #: where a locked task's trees were materialised and checked (`with_trees`, called by
     #: orchestrator.tasks.materialise): private, so no task.yaml can point them anywhere
@@ -437,10 +444,11 @@ def load_tests_task(name_or_path: str | Path) -> TestsTaskSpec:
     for key, rel in (("repo", spec.repo), ("hidden_tests", spec.hidden_tests)):
         if spec.lock is None and not spec.path(rel).is_dir():
             raise ConfigError(f"{path}: {key}: {spec.path(rel)} is not a folder")
-    for key, rel in (("instruction", spec.instruction), ("reference_patch", spec.reference_patch),
-                     ("solution", spec.solution)):
-        if rel is not None and not spec.path(rel).is_file():
-            raise ConfigError(f"{path}: {key}: {spec.path(rel)} does not exist")
+    optional_files: tuple[tuple[str, str | None], ...] = (
+        ("instruction", spec.instruction), ("reference_patch", spec.reference_patch), ("solution", spec.solution))
+    for key, maybe in optional_files:
+        if maybe is not None and not spec.path(maybe).is_file():
+            raise ConfigError(f"{path}: {key}: {spec.path(maybe)} does not exist")
     if isinstance(spec.environment, DockerfileEnvironment):
         df = spec.path(spec.environment.context) / spec.environment.dockerfile
         if not df.is_file():

@@ -53,6 +53,8 @@ class RunJob:
     task_bundle: TaskBundle | None = None
     budget_spec: dict[str, Any] | None = None
     budget_digest: str | None = None
+    #: the judge of the run (JudgeSpec as JSON): the study's, else its task's; None: no judge
+    judge: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

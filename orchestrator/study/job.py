@@ -22,6 +22,7 @@ from orchestrator.run import RunLifecycle, RunRequest
 from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.scoring.options import ScoreOptions
 from orchestrator.specs import Budget, TaskSpec, load_budget
+from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.task import TestsTaskSpec, load_any_task, task_data_dir
 from orchestrator.study.backend import RunJob, RunOutcome, Slot
 from orchestrator.tasks.bundle import pack_task, unpack_task
@@ -78,6 +79,7 @@ def job_request(home: Home, job: RunJob, slot: Slot, task: TaskSpec | TestsTaskS
         study_id=job.study_id, pairing=job.pairing, model=job.model, endpoint=job.endpoint, repeat=job.repeat,
         seed=job.seed, cpuset=slot.cpuset, slot=slot.index, node=slot.node, agent_options=dict(job.options),
         datasets=job.datasets if task.kind == "ml" else (), score_options=ScoreOptions(cpuset=slot.cpuset),
+        judge=JudgeSpec.model_validate(job.judge) if job.judge is not None else task.judge,
     )
 
 

@@ -118,7 +118,7 @@ _GATEWAYS: dict[tuple[str, str], GatewayHost] = {}
 def node_gateway(job: RunJob) -> GatewayHost | None:
     """The node's model gateway for a job that talks to a model. The endpoints file and rate cards are read
     at the paths the driver named; the keys come from this node's environment or files."""
-    if job.endpoint is None:
+    if job.endpoint is None and job.judge is None:
         return None
     key = (job.endpoints_file or "endpoints.yaml", job.ratecards_dir or "ratecards")
     host = _GATEWAYS.get(key)

@@ -184,14 +184,24 @@ class StudyRunner:
 
     def _job(self, planned: PlannedRun, run_id: str, phase: str) -> RunJob:
         p = planned.pairing
+        inputs = self._inputs(planned.task)
+        judge = self._judge(inputs)
+        files = bool(p.endpoint or judge)  # the node's gateway reads them
         return RunJob(study_id=self.study_id, study_name=self.spec.name, run_id=run_id, pairing=p.name,
                       agent=p.agent, agent_command=p.agent_command, model=p.model, repeat=planned.repeat,
                       seed=seed_of(self.spec, planned), task=planned.task, budget=self.spec.budget,
                       datasets=tuple(self.spec.datasets), data_dir=str(self.data_dir) if self.data_dir else None,
                       phase=phase, options=dict(p.options), endpoint=p.endpoint,
-                      endpoints_file=str(self.endpoints_file.resolve()) if self.endpoints_file and p.endpoint else None,
-                      ratecards_dir=str(self.ratecards_dir.resolve()) if self.ratecards_dir and p.endpoint else None,
-                      **self._inputs(planned.task))
+                      endpoints_file=str(self.endpoints_file.resolve()) if self.endpoints_file and files else None,
+                      ratecards_dir=str(self.ratecards_dir.resolve()) if self.ratecards_dir and files else None,
+                      judge=judge, **inputs)
+
+    def _judge(self, inputs: dict[str, Any]) -> dict[str, Any] | None:
+        """The run's judge as JSON: the study's, else the one its task (as validated) names."""
+        if self.spec.judge is not None:
+            return self.spec.judge.model_dump(mode="json", by_alias=True)
+        bundle = inputs.get("task_bundle")
+        return bundle.spec.get("judge") if bundle is not None else None
 
     def _inputs(self, task: str) -> dict[str, Any]:
         """The task's bundle and the budget's spec with their digests, validated once per task (study/job.py)."""
@@ -206,6 +216,11 @@ class StudyRunner:
         if self._kind(run.task) == "tests":
             return False
         return not set(self.spec.datasets) <= set(self.ledger.scores(run.run_id))
+
+    def _needs_judge(self, planned: PlannedRun, run: RunRecord) -> bool:
+        """An audited run whose judge gave no verdict row yet (the driver stopped between its steps)."""
+        judge = self._judge(self._inputs(planned.task))
+        return judge is not None and not any(v.judge == judge["name"] for v in self.ledger.judge_verdicts([run.run_id]))
 
     def _kind(self, task: str) -> str | None:
         if task not in self._kinds:
@@ -233,7 +248,7 @@ class StudyRunner:
                 jobs.append(self._job(planned, run.run_id, "run"))
             elif status in (RunState.DELIVERED, RunState.SCORED):
                 jobs.append(self._job(planned, run.run_id, "finish"))
-            elif status == RunState.AUDITED and self._needs_datasets(run):
+            elif status == RunState.AUDITED and (self._needs_datasets(run) or self._needs_judge(planned, run)):
                 jobs.append(self._job(planned, run.run_id, "finish"))
             elif (status == RunState.FAILED and run.failure_class is not None and run.failure_class.retryable
                   and attempt <= self.spec.infra_retries):

@@ -202,6 +202,8 @@ def write_bundle_spec(bundle: Path, spec: TestsTaskSpec, header: str) -> None:
     """task.yaml (the spec, its lock, no test ids) and tests.yaml (the derived ids) in `bundle`."""
     assert isinstance(spec.grader, PytestGrader)
     data = spec.model_dump(mode="json", exclude={"root"}, exclude_defaults=False)
+    if data.get("judge") is None:  # a task names a judge by hand, after building
+        data.pop("judge", None)
     # Keep the file readable: drop defaults that say nothing task-specific.
     for key, default in (("limits", Limits().model_dump()), ("timeouts", Timeouts().model_dump())):
         if data.get(key) == default:

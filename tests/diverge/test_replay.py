@@ -161,3 +161,40 @@ def test_cli_replay_stores_its_own_row(setup, capsys: pytest.CaptureFixture[str]
     assert main(small) == 2
     with Ledger(home.ledger_path) as ledger:
         assert len(ledger.replays(run_id)) == 1
+
+
+def test_stored_replays_read_with_diverge_normalisation(setup) -> None:
+    """The replay row and transcript as `sbx replay` stores them, read back through diverge's reader and
+    normalisation: the same distinct answers and identical share as the replay's own comparison, each
+    difference located inside the tool call's arguments (ids and timestamps normalised away)."""
+    from orchestrator.artifacts import ArtifactStore
+    from orchestrator.diverge.normalise import AS_RECORDED
+    from orchestrator.diverge.replayed import stored_replays
+    from orchestrator.ledger import Ledger, ModelUsage
+    from orchestrator.ledger.replays import ReplayRow
+    from tests.ledger.ledger_helpers import plan
+
+    gw, standin, tmp = setup
+    records = _original(gw, tmp)
+    k = 12
+    results, totals = replay_calls(gw, records, [0], k, endpoint="anthropic", model="m", limit_usd=1.0,
+                                   transcript_path=tmp / "replay.jsonl.gz", run_id="replay-2")
+    ledger, store = Ledger(tmp / "ledger.sqlite", create=True), ArtifactStore(tmp / "artifacts")
+    run_id = plan(ledger)
+    ledger.save_model_usage(run_id, ModelUsage(endpoint="anthropic", api="anthropic", model="m",
+                                               transcript_sha256=store.put_file(tmp / "orig.jsonl.gz")))
+    ledger.save_replay(ReplayRow("replay-2", run_id, 0.0, "anthropic", "m", (0,), k, 1.0, totals.calls,
+                                 totals.cost_usd, store.put_file(tmp / "replay.jsonl.gz"), results[0].summary()))
+    ((row, (n,)),) = stored_replays(ledger, store, run_id)
+    (r,) = results
+    assert row.replay_id == "replay-2" and (n.index, n.times, n.answered) == (0, k, k)
+    assert (n.distinct, n.identical_to_original) == (r.distinct, r.identical_to_original)
+    assert 0 < n.identical_to_original < k                 # the stand-in's seeded variation, both answers met
+    differing = [f for f in n.first_difference if f is not None]
+    assert len(differing) == k - r.identical_to_original
+    assert differing and all(f.startswith("response.body.content[") and ".input" in f for f in differing), differing
+    ((_, (raw,)),) = stored_replays(ledger, store, run_id, AS_RECORDED)   # ids compared as recorded
+    assert raw.identical_to_original < n.identical_to_original            # the ids differ call by call
+    print(f"first differences: {sorted(set(differing))}")
+    print(f"\nnormalised: identical {n.identical_to_original}/{k}, as recorded {raw.identical_to_original}/{k}")
+    ledger.close()

@@ -1,0 +1,87 @@
+"""Stored replays read with `sbx diverge`'s normalisation (issue 26).
+
+`sbx replay` stores its replays' gateway transcript in the artifact store and a `replays` row in the ledger
+(ledger/replays.py). Here that transcript is read as strictly as a run's (diverge/reader.py) and each
+replayed response is compared with the original call's after the same normalisation `sbx diverge` applies
+(diverge/normalise.py: ids, timestamps and stream padding to placeholders, usage and pings left out): each
+call, original or replay, is normalised as a one-call run of its own, so the placeholder maps line up.
+What remains different is what the provider said differently, located by path in the normalised response.
+
+The replays of a row are in its transcript in the order they were sent: `times` replays of each of its
+`call_indices`, in that order (as `replay_calls` sent them).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from orchestrator.artifacts import ArtifactStore
+from orchestrator.diverge.compare import differences
+from orchestrator.diverge.normalise import DEFAULT, Normalisation, canonical_calls
+from orchestrator.diverge.reader import Transcript, read_transcript
+from orchestrator.failures import LedgerUnavailable, TranscriptError
+from orchestrator.ledger import Ledger
+from orchestrator.ledger.replays import ReplayRow
+from orchestrator.specs.transcript import CallRecord
+
+
+@dataclass(frozen=True)
+class NormalisedReplay:
+    """The replays of one stored call, normalised and compared with it."""
+
+    index: int                          # the original call's index in the run's transcript
+    times: int
+    answered: int                       # replays the gateway recorded with outcome ok
+    distinct: int                       # distinct normalised responses among them
+    identical_to_original: int          # of them, equal to the original's normalised response
+    first_difference: list[str | None]  # per answered replay: where its response first differs (None: equal)
+
+
+def _response(record: CallRecord, normalisation: Normalisation) -> Any:
+    (call,) = canonical_calls([record.model_copy(update={"index": 0})], normalisation)
+    return call.response
+
+
+def normalised(original: CallRecord, replays: list[CallRecord], normalisation: Normalisation = DEFAULT,
+               ) -> NormalisedReplay:
+    base = _response(original, normalisation)
+    answered = [_response(r, normalisation) for r in replays if r.outcome == "ok"]
+    firsts: list[str | None] = [next(iter(differences(base, r, "response", limit=1)), None) for r in answered]
+    return NormalisedReplay(index=original.index, times=len(replays), answered=len(answered),
+                            distinct=len({json.dumps(r, sort_keys=True) for r in answered}),
+                            identical_to_original=sum(f is None for f in firsts), first_difference=firsts)
+
+
+def compare_replay(run: Transcript, replayed: Transcript, row: ReplayRow,
+                   normalisation: Normalisation = DEFAULT) -> list[NormalisedReplay]:
+    """Each replayed call of `row` against the run's original, in the order of `row.call_indices`."""
+    by_index = {c.index: c for c in run.calls}
+    expected = len(row.call_indices) * row.times
+    if len(replayed.calls) != expected:
+        raise TranscriptError(f"{replayed.source}: {len(replayed.calls)} replayed calls, but replay "
+                              f"{row.replay_id} sent {row.times} of each of {len(row.call_indices)} calls")
+    out = []
+    for n, index in enumerate(row.call_indices):
+        if index not in by_index:
+            raise TranscriptError(f"{run.source}: no call {index} (replay {row.replay_id} replayed it)")
+        out.append(normalised(by_index[index], list(replayed.calls[n * row.times:(n + 1) * row.times]),
+                              normalisation))
+    return out
+
+
+def stored_replays(ledger: Ledger, store: ArtifactStore, run_id: str,
+                   normalisation: Normalisation = DEFAULT) -> list[tuple[ReplayRow, list[NormalisedReplay]]]:
+    """Every stored replay of run `run_id`, read from the artifact store and compared, oldest first."""
+    usage = ledger.model_usage(run_id)
+    if usage is None or usage.transcript_sha256 is None:
+        raise LedgerUnavailable(f"run {run_id} has no model transcript: nothing was replayed from it")
+    run = read_transcript(store.get_path(usage.transcript_sha256))
+    out = []
+    for row in ledger.replays(run_id):
+        if row.transcript_sha256 is None:
+            continue  # a replay that sent nothing stored no transcript
+        out.append((row, compare_replay(run, read_transcript(store.get_path(row.transcript_sha256)), row,
+                                        normalisation)))
+    return out
