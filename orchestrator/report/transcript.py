@@ -185,7 +185,8 @@ def _anthropic_stream(events: Iterable[tuple[str | None, str]]) -> list[Part]:
         ev = _loads(data)
         if not isinstance(ev, dict):
             continue
-        idx = ev.get("index") if isinstance(ev.get("index"), int) else -1
+        raw_index = ev.get("index")
+        idx: int = raw_index if isinstance(raw_index, int) else -1
         if ev.get("type") == "content_block_start" and isinstance(ev.get("content_block"), dict):
             cb = ev["content_block"]
             blocks[idx] = {"type": cb.get("type"), "name": cb.get("name"), "text": str(cb.get("text") or "")}
@@ -200,7 +201,8 @@ def _anthropic_stream(events: Iterable[tuple[str | None, str]]) -> list[Part]:
 
 
 def _chat_stream(events: Iterable[tuple[str | None, str]]) -> list[Part]:
-    text, calls = [], {}
+    text: list[str] = []
+    calls: dict[int, dict[str, Any]] = {}
     for _name, data in events:
         chunk = _loads(data)
         if not isinstance(chunk, dict):
@@ -214,7 +216,9 @@ def _chat_stream(events: Iterable[tuple[str | None, str]]) -> list[Part]:
             for call in delta.get("tool_calls") or []:
                 if not isinstance(call, dict):
                     continue
-                c = calls.setdefault(call.get("index", 0), {"name": None, "args": ""})
+                # the index is the model's: anything but an int is call 0 (mixed keys would not sort)
+                index = call.get("index", 0)
+                c = calls.setdefault(index if isinstance(index, int) else 0, {"name": None, "args": ""})
                 fn = call.get("function") or {}
                 c["name"] = c["name"] or fn.get("name")
                 c["args"] += str(fn.get("arguments") or "")
@@ -251,7 +255,8 @@ def response_parts(api: str, body: str | None, events: list[tuple[str | None, st
 
 def call_views(calls: Iterable[CallRecord]) -> list[CallView]:
     """Each call with the messages new since the previous call's request, and what came back."""
-    views, seen = [], 0
+    views: list[CallView] = []
+    seen = 0
     for c in calls:
         body = _loads(c.request.body)
         pre, messages, model = request_parts(c.api, body) if isinstance(body, dict) else ([], [], None)

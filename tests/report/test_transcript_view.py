@@ -149,3 +149,17 @@ def test_a_line_for_the_terminal_carries_no_control_characters() -> None:
     line = text_lines([view])[1]
     assert "\x1b" not in line and "\x07" not in line and "\r" not in line
     assert line.endswith("clear \\x1b[2J\\x1b]0;pwned\\x07 screen next")
+
+
+def test_a_streamed_tool_call_with_a_hostile_index_is_read_as_call_zero() -> None:
+    """The model's stream names each tool call's index; one that is not an int must not break the view
+    (a string beside ints would not sort)."""
+    import json
+
+    from orchestrator.report.transcript import _chat_stream
+
+    chunks = [{"choices": [{"delta": {"tool_calls": [{"index": 1, "function": {"name": "b", "arguments": "{}"}}]}}]},
+              {"choices": [{"delta": {"tool_calls": [{"index": "0; drop", "function": {"name": "a",
+                                                                                     "arguments": "[1]"}}]}}]}]
+    parts = _chat_stream((None, json.dumps(c)) for c in chunks)
+    assert [(p.kind, p.name, p.text) for p in parts] == [("tool_call", "a", "[1]"), ("tool_call", "b", "{}")]
