@@ -104,9 +104,13 @@ def _kept_weights(g: _Group, counts: NDArray[np.float64], k: int) -> tuple[NDArr
     return probs, (none_w / g.n) ** k
 
 
-def _weighted_quantiles(values: NDArray[np.float64], weights: NDArray[np.float64], qs: Sequence[float]) -> NDArray[np.float64]:
-    """Per weight row, the smallest value whose cumulative weight share reaches q (keep_best's rule)."""
-    order = np.argsort(values, kind="stable")
+def _weighted_quantiles(
+    values: NDArray[np.float64], weights: NDArray[np.float64], qs: Sequence[float], order: NDArray[np.intp] | None = None
+) -> NDArray[np.float64]:
+    """Per weight row, the smallest value whose cumulative weight share reaches q (keep_best's rule).
+
+    `order` is `values`' stable argsort when the caller already has it (it does not depend on the rows)."""
+    order = np.argsort(values, kind="stable") if order is None else order
     v, w = values[order], weights[:, order]
     total = w.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -119,12 +123,14 @@ def _weighted_quantiles(values: NDArray[np.float64], weights: NDArray[np.float64
     return out
 
 
-def _pooled(groups: Sequence[_Group], counts: Sequence[NDArray[np.float64]], k: int) -> dict[str, NDArray[np.float64]]:
+def _pooled(
+    groups: Sequence[_Group], counts: Sequence[NDArray[np.float64]], k: int, order: NDArray[np.intp] | None = None
+) -> dict[str, NDArray[np.float64]]:
     probs, p_none = zip(*(_kept_weights(g, c, k) for g, c in zip(groups, counts, strict=True)), strict=True)
     weights = np.concatenate(probs, axis=1)
     values = np.concatenate([g.order_values for g in groups])
     p_any = 1.0 - np.column_stack(p_none).mean(axis=1)
-    q = _weighted_quantiles(values, weights, (0.5, 0.05, 0.95))
+    q = _weighted_quantiles(values, weights, (0.5, 0.05, 0.95), order)
     total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(total > 0, weights @ values / total, np.nan)
@@ -190,9 +196,11 @@ def pooled_best_of_k(
     # the oracle orders attempts by value; its count columns are the same attempts in the same canonical order
     point = {k: _pooled(policy, ones, k) for k in {1, *ks}}
     boot = {k: {name: np.empty(n_resamples) for name in _FIGURES} for k in {1, *ks}}
+    # the kept values' sort is the same for every block and k: sorted once, not once per block per k
+    order = np.argsort(np.concatenate([g.order_values for g in policy]), kind="stable")
     for start, stop, counts in _count_blocks([g.n for g in policy], n_resamples, rng):
         for k, figures in boot.items():
-            for name, block in _pooled(policy, counts, k).items():
+            for name, block in _pooled(policy, counts, k, order).items():
                 figures[name][start:stop] = block
     oracle_point = {k: _pooled(oracle, ones, k) for k in ks}
     compliant_runs = sum(g.compliant_idx.size for g in policy)
