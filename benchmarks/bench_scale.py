@@ -9,7 +9,8 @@ that child's rusage via wait4):
 - the report's best-of-k table: `orchestrator.stats.pooled_best_of_k` (the entry point the report's
   keep tables call, default 2,000 resamples) on the study's (pairing, eval score, holdout score,
   compliant) read by one SQL query; and the same with the bootstrap in one block, which is what the
-  dense n_resamples x n count matrix cost before issue 23 (same figures; memory and time only);
+  dense n_resamples x n count matrix cost before issue 23 (same figures; memory and time only; up to
+  `DENSE_UP_TO` runs, past which it would need several GiB);
 - floors: `sbx --help` (the start-up of any command) and, for export, one SQL join writing the same kind
   of columns (runs, study name, both scores, the audit verdicts) to CSV with the csv module.
 
@@ -43,6 +44,8 @@ PAIRINGS = ("claude/opus", "claude/sonnet", "codex/gpt", "aider/gpt", "noop")
 TASKS = tuple(f"task-{i:02d}" for i in range(20))
 #: runs written per transaction: the bulk path batches Ledger calls, it does not go around them
 BATCH = 1_000
+#: the largest study the one-block (dense) best-of-k is run on: about 1 GiB at 10k runs, ~10x that at 100k
+DENSE_UP_TO = 20_000
 
 
 @contextlib.contextmanager
@@ -227,6 +230,8 @@ def main() -> int:
             "best-of-k (blocks)": ([py, "-c", BEST_OF_K, str(ledger), "blocks"], help_cost),
             "best-of-k (one block, as before)": ([py, "-c", BEST_OF_K, str(ledger), "one-block"], help_cost),
         }
+        if size > DENSE_UP_TO:  # the dense matrices and their copies would need several GiB
+            del cases["best-of-k (one block, as before)"]
         for name, (argv, floor) in cases.items():
             results.setdefault(name, {})[size] = measure(argv, args.repeats)
             floors.setdefault(name, {})[size] = floor
