@@ -46,6 +46,23 @@ OWNED = {
 
 #: 1-based position of the random hex tail in a run id `r-yyyymmddHHMMSS-abcdef`
 HEX_AT = len("r-yyyymmddHHMMSS-") + 1
+#: the hex tail as SQL, spelled exactly as the `runs_by_hex_tail` index spells it (SQLite uses an
+#: expression index only for the identical expression)
+HEX_TAIL = f"substr(run_id, {HEX_AT})"
+
+
+def prefix_range(prefix: str) -> tuple[str, str | None]:
+    """Bounds [low, high) of the strings that start with `prefix`, for a range query on an index.
+
+    `high` is the prefix with its last character stepped up (SQLite's BINARY collation compares UTF-8
+    bytes, which order as code points do); None when no string is above every extension of the prefix.
+    """
+    stem = prefix
+    while stem and stem[-1] == chr(0x10FFFF):
+        stem = stem[:-1]
+    if not stem:
+        return prefix, None
+    return prefix, stem[:-1] + chr(ord(stem[-1]) + 1)
 
 
 def new_id(prefix: str) -> str:

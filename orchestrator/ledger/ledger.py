@@ -53,7 +53,7 @@ from orchestrator.ledger import (
 from orchestrator.ledger.audits import AuditRow
 from orchestrator.ledger.diverge import FiledDefinitions, StoredAnalysis
 from orchestrator.ledger.fields import (
-    HEX_AT,
+    HEX_TAIL,
     check_finite,
     check_measurements,
     clean_json,
@@ -61,6 +61,7 @@ from orchestrator.ledger.fields import (
     dumps_detail,
     dumps_object,
     new_id,
+    prefix_range,
 )
 from orchestrator.ledger.model_usage import ModelUsage
 from orchestrator.ledger.outcomes import RunOutcome
@@ -363,15 +364,17 @@ class Ledger:
             raise RunNotFound("no run id given")
         with self._read() as conn:
             exact = conn.execute(f"{RUN_SELECT} WHERE run_id = ?", (prefix,)).fetchone()
-            rows = (
-                [exact]
-                if exact
-                else conn.execute(
-                    f"{RUN_SELECT} WHERE substr(run_id, 1, ?) = ? OR substr(run_id, 1, ?) = ?"
-                    f" OR substr(run_id, {HEX_AT}, ?) = ? ORDER BY run_id LIMIT 11",
-                    (len(prefix), prefix, len(prefix) + 2, f"r-{prefix}", len(prefix), prefix),
-                ).fetchall()
-            )
+            if exact:
+                rows = [exact]
+            else:
+                # three range scans, each on an index (the primary key twice, the hex-tail index once),
+                # never a scan of every run; up to 11 ids so the error can say "more than 10"
+                found = {
+                    row["run_id"]: row
+                    for column, start in (("run_id", prefix), ("run_id", f"r-{prefix}"), (HEX_TAIL, prefix))
+                    for row in self._starting_with(conn, column, start, limit=11)
+                }
+                rows = [found[run_id] for run_id in sorted(found)[:11]]
         if not rows:
             raise RunNotFound(f"no run {prefix!r} in the ledger {self.path}")
         if len(rows) > 1:
@@ -380,6 +383,14 @@ class Ledger:
                 f"run id prefix {prefix!r} matches {'more than 10' if len(rows) > 10 else len(rows)} runs: {shown}"
             )
         return RunRecord.from_row(rows[0])
+
+    @staticmethod
+    def _starting_with(conn: sqlite3.Connection, column: str, prefix: str, *, limit: int) -> list[sqlite3.Row]:
+        """Runs whose `column` (an indexed expression) starts with `prefix`, as a range on its index."""
+        low, high = prefix_range(prefix)
+        where = f"{column} >= ?" + (f" AND {column} < ?" if high is not None else "")
+        args = (low, high) if high is not None else (low,)
+        return conn.execute(f"{RUN_SELECT} WHERE {where} ORDER BY runs.run_id LIMIT {int(limit)}", args).fetchall()
 
     def list_runs(self, study_id: str | None = None, status: RunState | str | None = None) -> list[RunRecord]:
         """Runs (every attempt), oldest first, optionally of one study and/or in one state."""

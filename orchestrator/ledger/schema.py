@@ -331,6 +331,10 @@ ALTER TABLE audits_v3 RENAME TO audits;
 CREATE INDEX audits_run_rule ON audits (run_id, rule);
 """
 
+# run ids are `r-yyyymmddHHMMSS-abcdef`; `find_run` also takes a prefix of the hex tail alone, so the tail
+# gets an expression index (the expression must match fields.HEX_TAIL character for character)
+_RUNS_BY_HEX_TAIL = "CREATE INDEX runs_by_hex_tail ON runs(substr(run_id, 18));"
+
 
 #: the schema, oldest first; append to extend (see the module docstring)
 MIGRATIONS: tuple[Migration, ...] = (
@@ -346,4 +350,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("replays", replays.SCHEMA),  # issue 26: `sbx replay` rows, apart from the agent's usage
     Migration("judge_verdicts", judge_verdicts.SCHEMA),  # issue 26: a judge's verdict per run, its own cost
     Migration("judge_spec_digest", judge_verdicts.SPEC_DIGEST),  # which judge spec gave a verdict (calibration)
+    Migration("runs_by_hex_tail", _RUNS_BY_HEX_TAIL),  # issue 23: `sbx show TAIL` by index, not by scan
 )

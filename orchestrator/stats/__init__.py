@@ -49,6 +49,7 @@ _EXPORTS: dict[str, str] = {
     "BootstrapInterval": "bootstrap",
     "TaskTotals": "bootstrap",
     "bootstrap_mean": "bootstrap",
+    "resample_count_blocks": "bootstrap",
     "resample_counts": "bootstrap",
     "resample_indices": "bootstrap",
     "task_bootstrap": "bootstrap",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -58,10 +59,53 @@ def resample_indices(n: int, n_resamples: int, rng: np.random.Generator) -> NDAr
     return rng.integers(0, n, size=(n_resamples, n))
 
 
+#: block heights are multiples of this: numpy's row reductions treat a 1-row block as a 1-D array
+#: (another summation order) and OpenBLAS's gemv handles rows four at a time, so blocks that start on
+#: a multiple of 4 and are never shorter than 4 rows give every row the arithmetic of the whole matrix
+_ROW_UNIT = 4
+
+
+def block_rows(n: int, cells: int | None = None) -> int:
+    """How many resample rows of n units go in one block of about `cells` cells (default `_BLOCK_CELLS`)?"""
+    fit = (_BLOCK_CELLS if cells is None else cells) // max(1, n)
+    return max(_ROW_UNIT, fit - fit % _ROW_UNIT)
+
+
+def row_blocks(n_resamples: int, rows: int) -> list[tuple[int, int]]:
+    """Consecutive (start, stop) row ranges of height `rows`, a short tail folded into the block before it."""
+    bounds = [(start, min(n_resamples, start + rows)) for start in range(0, n_resamples, rows)]
+    if len(bounds) > 1 and bounds[-1][1] - bounds[-1][0] < _ROW_UNIT:
+        bounds[-2:] = [(bounds[-2][0], n_resamples)]
+    return bounds
+
+
+def _row_counts(idx: NDArray[np.int64], n: int) -> NDArray[np.int64]:
+    rows = idx.shape[0]
+    flat = (idx + (np.arange(rows) * n)[:, None]).ravel()
+    return np.bincount(flat, minlength=rows * n).reshape(rows, n)
+
+
+def resample_count_blocks(
+    n: int, n_resamples: int, rng: np.random.Generator, *, rows: int | None = None
+) -> Iterator[tuple[int, int, NDArray[np.int64]]]:
+    """`resample_counts` a block of rows at a time: (start, stop, counts[start:stop]) in order.
+
+    The blocks draw exactly the numbers `resample_counts` draws, in the same order (numpy's bounded
+    integers fill C order and keep their spare 32 bits in the bit generator, so one (R, n) call and
+    consecutive (r, n) calls give the same stream): the figures do not depend on the block size, and
+    no n_resamples x n matrix is ever held. `rows` defaults to `block_rows(n)`.
+    """
+    for start, stop in row_blocks(n_resamples, block_rows(n) if rows is None else max(1, int(rows))):
+        yield start, stop, _row_counts(rng.integers(0, n, size=(stop - start, n)), n)
+
+
 def resample_counts(n: int, n_resamples: int, rng: np.random.Generator) -> NDArray[np.int64]:
-    """How often does each resample draw each of n units? An (n_resamples, n) count matrix, rows sum to n."""
-    idx = rng.integers(0, n, size=(n_resamples, n)) + (np.arange(n_resamples) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=n_resamples * n).reshape(n_resamples, n)
+    """How often does each resample draw each of n units? An (n_resamples, n) count matrix, rows sum to n.
+
+    Dense: for small n only; the statistics that run at a study's scale use `resample_count_blocks`.
+    """
+    blocks = [counts for _, _, counts in resample_count_blocks(n, n_resamples, rng)]
+    return np.concatenate(blocks) if blocks else np.zeros((0, n), dtype=np.int64)
 
 
 def task_bootstrap_draws(

@@ -23,7 +23,7 @@ from orchestrator.stats._checks import (
     rng_from,
     same_length,
 )
-from orchestrator.stats.bootstrap import resample_counts
+from orchestrator.stats.bootstrap import resample_count_blocks
 
 DEFAULT_KS = (1, 3, 5, 10)
 
@@ -201,12 +201,16 @@ def best_of_k_table(
     n_resamples = check_resamples(n_resamples)
     r, v, c = _inputs(rank_by, values, compliant)
     rng = rng_from(seed)
-    counts = resample_counts(r.size, n_resamples, rng)
     ones = np.ones((1, r.size), dtype=np.int64)
     point = _gain_draws(r, v, c, ks, ones)[0]
     oracle_point = _gain_draws(v, v, c, ks, ones)[0]
-    draws = _gain_draws(r, v, c, ks, counts)
-    oracle_draws = _gain_draws(v, v, c, ks, counts)
+    # a block of resample rows at a time: memory is O(block x n), never n_resamples x n; each row's gain
+    # depends on its own counts only, so the draws are those of the whole matrix at once
+    draws = np.empty((n_resamples, len(ks)))
+    oracle_draws = np.empty((n_resamples, len(ks)))
+    for start, stop, counts in resample_count_blocks(r.size, n_resamples, rng):
+        draws[start:stop] = _gain_draws(r, v, c, ks, counts)
+        oracle_draws[start:stop] = _gain_draws(v, v, c, ks, counts)
     rows = []
     for j, k in enumerate(ks):
         dist = best_of_k(r, v, c, k)

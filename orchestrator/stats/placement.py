@@ -38,6 +38,20 @@ def _column(values: ArrayLike | None, n: int, name: str) -> np.ndarray | None:
     return arr
 
 
+def _centre_by_task(values: np.ndarray, rows: np.ndarray, tasks: np.ndarray) -> None:
+    """Subtract from values[rows] their task's mean, in place: one sort, not one pass over the runs per task.
+
+    Each task's rows are taken in ascending order (a stable sort of ascending rows), the order a boolean
+    mask gives them, so each mean is summed exactly as `values[mask].mean()` sums it: the same figures."""
+    if rows.size == 0:
+        return
+    _, inverse = np.unique(tasks[rows], return_inverse=True)
+    order = np.argsort(inverse, kind="stable")
+    bounds = np.flatnonzero(np.diff(inverse[order])) + 1
+    for members in np.split(rows[order], bounds):
+        values[members] -= values[members].mean()
+
+
 def placement_checks(
     pairings: ArrayLike,
     scores: ArrayLike,
@@ -74,17 +88,17 @@ def placement_checks(
         "start_time": _column(started_at, n, "started_at"),
     }
     task_arr = _column(tasks, n, "tasks")
+    task_str = task_arr.astype(str) if task_arr is not None else None
+    pairing_str = pairing_arr.astype(str)  # once: comparing object arrays per pairing is what costs
     names = sorted({str(p) for p in pairing_arr})
     children = rng_from(seed).spawn(len(names) * len(columns))
     out = []
     for i, name in enumerate(names):
-        in_pairing = pairing_arr.astype(str) == name
+        in_pairing = pairing_str == name
         scored = in_pairing & ~np.isnan(score_arr)
         values = score_arr.copy()
-        if task_arr is not None:
-            for task in {str(t) for t in task_arr[scored]}:
-                same = scored & (task_arr.astype(str) == task)
-                values[same] -= values[same].mean()
+        if task_str is not None:
+            _centre_by_task(values, np.flatnonzero(scored), task_str)
         shares: dict[str, GroupShare] = {}  # node and slot
         correlations: dict[str, RankCorrelation] = {}  # run order and start time
         skipped: dict[str, str] = {}

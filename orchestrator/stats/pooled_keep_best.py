@@ -17,14 +17,15 @@ so the result does not depend on the order the runs were given in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from orchestrator.stats._checks import Seed, check_confidence, check_resamples, rng_from
-from orchestrator.stats.bootstrap import resample_counts
+from orchestrator.stats.bootstrap import block_rows, resample_count_blocks, row_blocks
 from orchestrator.stats.keep_best import DEFAULT_KS, _check_k, _inputs
 
 
@@ -103,9 +104,13 @@ def _kept_weights(g: _Group, counts: NDArray[np.float64], k: int) -> tuple[NDArr
     return probs, (none_w / g.n) ** k
 
 
-def _weighted_quantiles(values: NDArray[np.float64], weights: NDArray[np.float64], qs: Sequence[float]) -> NDArray[np.float64]:
-    """Per weight row, the smallest value whose cumulative weight share reaches q (keep_best's rule)."""
-    order = np.argsort(values, kind="stable")
+def _weighted_quantiles(
+    values: NDArray[np.float64], weights: NDArray[np.float64], qs: Sequence[float], order: NDArray[np.intp] | None = None
+) -> NDArray[np.float64]:
+    """Per weight row, the smallest value whose cumulative weight share reaches q (keep_best's rule).
+
+    `order` is `values`' stable argsort when the caller already has it (it does not depend on the rows)."""
+    order = np.argsort(values, kind="stable") if order is None else order
     v, w = values[order], weights[:, order]
     total = w.sum(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -118,16 +123,47 @@ def _weighted_quantiles(values: NDArray[np.float64], weights: NDArray[np.float64
     return out
 
 
-def _pooled(groups: Sequence[_Group], counts: Sequence[NDArray[np.float64]], k: int) -> dict[str, NDArray[np.float64]]:
+def _pooled(
+    groups: Sequence[_Group], counts: Sequence[NDArray[np.float64]], k: int, order: NDArray[np.intp] | None = None
+) -> dict[str, NDArray[np.float64]]:
     probs, p_none = zip(*(_kept_weights(g, c, k) for g, c in zip(groups, counts, strict=True)), strict=True)
     weights = np.concatenate(probs, axis=1)
     values = np.concatenate([g.order_values for g in groups])
     p_any = 1.0 - np.column_stack(p_none).mean(axis=1)
-    q = _weighted_quantiles(values, weights, (0.5, 0.05, 0.95))
+    q = _weighted_quantiles(values, weights, (0.5, 0.05, 0.95), order)
     total = weights.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(total > 0, weights @ values / total, np.nan)
     return {"p_any": p_any, "median": q[:, 0], "p05": q[:, 1], "p95": q[:, 2], "mean": mean}
+
+
+_FIGURES = ("p_any", "median", "p05", "p95", "mean")
+
+
+def _count_blocks(
+    sizes: Sequence[int], n_resamples: int, rng: np.random.Generator
+) -> Iterator[tuple[int, int, list[NDArray[np.float64]]]]:
+    """Resample counts of every pairing, the same rows of each at a time: (start, stop, one block per pairing).
+
+    The figures are those of drawing each pairing's whole (n_resamples, n) matrix in turn from `rng`
+    (pairing after pairing), without holding any: a first pass runs a copy of the generator through the
+    draws of every pairing but the last, noting where each pairing's draws begin; the second walks the
+    pairings' streams side by side, a block of rows at a time. Random draws cost at most twice, memory
+    stays O(block x attempts), and `rng` ends where drawing the matrices would have left it.
+    """
+    rows = block_rows(sum(sizes))
+    starts: list[np.random.Generator] = []
+    for n in sizes[:-1]:
+        starts.append(copy.deepcopy(rng))
+        for start, stop in row_blocks(n_resamples, rows):  # the same draws, not counted
+            rng.integers(0, n, size=(stop - start, n))
+    streams = [
+        resample_count_blocks(n, n_resamples, g, rows=rows)
+        for n, g in zip(sizes, [*starts, rng], strict=True)
+    ]
+    for blocks in zip(*streams, strict=True):
+        start, stop = blocks[0][0], blocks[0][1]
+        yield start, stop, [counts.astype(np.float64) for _, _, counts in blocks]
 
 
 def pooled_best_of_k(
@@ -156,11 +192,16 @@ def pooled_best_of_k(
     policy = [_group(*g, by_value=False) for g in groups]
     oracle = [_group(*g, by_value=True) for g in groups]
     rng = rng_from(seed)
-    draws = [resample_counts(g.n, n_resamples, rng).astype(np.float64) for g in policy]
     ones = [np.ones((1, g.n)) for g in policy]
     # the oracle orders attempts by value; its count columns are the same attempts in the same canonical order
     point = {k: _pooled(policy, ones, k) for k in {1, *ks}}
-    boot = {k: _pooled(policy, draws, k) for k in {1, *ks}}
+    boot = {k: {name: np.empty(n_resamples) for name in _FIGURES} for k in {1, *ks}}
+    # the kept values' sort is the same for every block and k: sorted once, not once per block per k
+    order = np.argsort(np.concatenate([g.order_values for g in policy]), kind="stable")
+    for start, stop, counts in _count_blocks([g.n for g in policy], n_resamples, rng):
+        for k, figures in boot.items():
+            for name, block in _pooled(policy, counts, k, order).items():
+                figures[name][start:stop] = block
     oracle_point = {k: _pooled(oracle, ones, k) for k in ks}
     compliant_runs = sum(g.compliant_idx.size for g in policy)
     attempts = sum(g.n for g in policy)
