@@ -80,7 +80,7 @@ def _score(args: argparse.Namespace) -> int:
         raise ConfigError(f"{args.path}: no such file or folder")
     task, client, image, data_dir, options = _setup(args)
     result = score_repo(client, args.path, data_dir, args.dataset, image=image, options=options,
-                        mount_parent=home(args).mount_parent, target=task.target, positive=task.positive_label,
+                        mount_parent=home(args).mount_parent, target=task.target, positive=task.positive_label or "Y",
                         eval_line=task.contract.eval_line)
     if args.json:
         print_json(result.to_json())

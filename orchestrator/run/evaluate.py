@@ -117,7 +117,7 @@ def score_delivered(home: Home, client: docker.DockerClient, req: RunRequest, re
         image = scorer_image(client, record.image, task)
         return score_repo(client, workspace, req.data_dir, dataset, image=image, mount_parent=home.mount_parent,
                           options=scoring_options(req, main), run_id=record.run_id, target=task.target,
-                          positive=task.positive_label, eval_line=task.contract.eval_line,
+                          positive=task.positive_label or "Y", eval_line=task.contract.eval_line,
                           train_py=committed, experiment=max(1, min(req.budget.experiments, counted + 1)),
                           experiments_left=max(0, req.budget.experiments - counted), model=model)
     except UnscorableArtifact as exc:
