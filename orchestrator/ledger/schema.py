@@ -332,6 +332,32 @@ CREATE INDEX audits_run_rule ON audits (run_id, rule);
 """
 
 
+# Migration 12 (issue 25): the task's own metric beside the AUC columns (a regression's RMSE, ...). A
+# scored row now needs a `score` rather than an `auc` (a regression has none); SQLite cannot change a CHECK,
+# so the table is rebuilt with every column it has. Rows scored before are binary tasks scored by AUC:
+# their metric is `auc`, with the AUC and its SE.
+def _scores_metric(conn: sqlite3.Connection) -> None:
+    info = conn.execute("PRAGMA table_info(scores)").fetchall()  # cid, name, type, notnull, default, pk
+    old = [r[1] for r in info]
+    cols = [f"{r[1]} {r[2]}{' NOT NULL' if r[3] else ''}"
+            + (f" CHECK ({r[1]} IN (0, 1))" if r[1] == "batch_dependent" else "") for r in info]
+    cols = [c.replace("run_id TEXT NOT NULL", "run_id TEXT NOT NULL REFERENCES runs(run_id)", 1)
+            .replace("status TEXT NOT NULL", "status TEXT NOT NULL CHECK (status IN ('scored', 'unscorable'))", 1)
+            for c in cols]
+    conn.execute(f"""CREATE TABLE scores_v3 ({", ".join(cols)}, metric TEXT, score REAL, score_se REAL,
+        PRIMARY KEY (run_id, dataset),
+        CHECK ((status = 'scored') = (score IS NOT NULL)),
+        CHECK ((status = 'scored') = (metric IS NOT NULL)),
+        CHECK ((status = 'unscorable') = (reason IS NOT NULL))) STRICT""")
+    listed = ", ".join(old)
+    conn.execute(f"INSERT INTO scores_v3 ({listed}, metric, score, score_se) SELECT {listed}, "
+                 f"CASE WHEN status = 'scored' THEN 'auc' END, "
+                 f"CASE WHEN status = 'scored' THEN auc END, "
+                 f"CASE WHEN status = 'scored' THEN auc_se END FROM scores")
+    conn.execute("DROP TABLE scores")
+    conn.execute("ALTER TABLE scores_v3 RENAME TO scores")
+
+
 #: the schema, oldest first; append to extend (see the module docstring)
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("core", _CORE),  # studies, runs, events, experiments
@@ -345,4 +371,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("audits_unanalysable", _AUDITS_V3),  # the audit's `unanalysable` verdict
     Migration("replays", replays.SCHEMA),  # issue 26: `sbx replay` rows, apart from the agent's usage
     Migration("judge_verdicts", judge_verdicts.SCHEMA),  # issue 26: a judge's verdict per run, its own cost
+    Migration("scores_metric", _scores_metric),  # issue 25: the task's metric, its value and SE
 )

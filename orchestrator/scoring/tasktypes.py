@@ -151,15 +151,17 @@ class TaskScoring:
 
     # --- the metric ----------------------------------------------------------------------------------------
 
-    def score(self, y: np.ndarray, p: np.ndarray) -> Score:
-        """The task's metric of predictions `p` for labels `y`, with its standard error."""
+    def score(self, y: np.ndarray, p: np.ndarray, with_se: bool = True) -> Score:
+        """The task's metric of predictions `p` for labels `y`, with its standard error (`with_se`)."""
         if len(y) != len(p):
             raise ValueError(f"{len(y)} labels and {len(p)} predictions")
         fn = _METRIC_FUNCTIONS[(self.task_type, self.metric)]
         value = fn(y, p, self)
         info = self.info
         se: float | None
-        if info.se == "hanley_mcneil":
+        if not with_se:
+            se = None
+        elif info.se == "hanley_mcneil":
             positives = int(y.sum())
             se = hanley_mcneil_se(value, positives, len(y) - positives)
         elif info.se == "mean":

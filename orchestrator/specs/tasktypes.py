@@ -27,6 +27,11 @@ class MetricInfo:
     def higher_is_better(self) -> bool:
         return self.direction == "higher"
 
+    @property
+    def bounded(self) -> bool:
+        """Whether every value lies in [0, 1] (a printed eval score outside it is not taken as one)."""
+        return self.name in ("auc", "ap", "brier", "accuracy", "macro_f1")
+
 
 def _m(name: str, direction: Direction, se: Literal["hanley_mcneil", "mean", "bootstrap"],
        description: str) -> tuple[str, MetricInfo]:
