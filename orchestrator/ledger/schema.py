@@ -333,7 +333,8 @@ CREATE INDEX audits_run_rule ON audits (run_id, rule);
 
 
 # Migration 12 (issue 25): the task's own metric beside the AUC columns (a regression's RMSE, ...). A
-# scored row now needs a `score` rather than an `auc` (a regression has none); SQLite cannot change a CHECK,
+# scored row now needs a `score` or an `auc` (a regression has no AUC; a row exported by a node of an
+# older sbx has no score); SQLite cannot change a CHECK,
 # so the table is rebuilt with every column it has. Rows scored before are binary tasks scored by AUC:
 # their metric is `auc`, with the AUC and its SE.
 def _scores_metric(conn: sqlite3.Connection) -> None:
@@ -346,8 +347,7 @@ def _scores_metric(conn: sqlite3.Connection) -> None:
             for c in cols]
     conn.execute(f"""CREATE TABLE scores_v3 ({", ".join(cols)}, metric TEXT, score REAL, score_se REAL,
         PRIMARY KEY (run_id, dataset),
-        CHECK ((status = 'scored') = (score IS NOT NULL)),
-        CHECK ((status = 'scored') = (metric IS NOT NULL)),
+        CHECK ((status = 'scored') = (score IS NOT NULL OR auc IS NOT NULL)),
         CHECK ((status = 'unscorable') = (reason IS NOT NULL))) STRICT""")
     listed = ", ".join(old)
     conn.execute(f"INSERT INTO scores_v3 ({listed}, metric, score, score_se) SELECT {listed}, "
