@@ -144,3 +144,49 @@ def test_the_bootstraps_fast_macro_f1_is_sklearns() -> None:
         t = TaskScoring(task_type="multiclass", metric="macro_f1", classes=("a", "b", "c", "d"))
         assert _macro_f1_fast(y, p, t) == pytest.approx(
             skm.f1_score(y, p.argmax(axis=1), labels=[0, 1, 2, 3], average="macro", zero_division=0))
+
+
+# --- the data of other task types, read on the host -------------------------------------------------------------
+
+
+def test_a_regression_and_a_multiclass_folder_read_with_their_labels(tmp_path: Path) -> None:
+    from othertasks import ORIGINS, make_folder
+
+    from orchestrator.scoring.data import labelled_rows, load_hidden, row_space
+
+    sizes = {"train": 300, "eval": 100, "holdout": 200, "later": 100}
+    reg = make_folder(tmp_path / "reg", "arr_delay", sizes=sizes)
+    scoring = TaskScoring(target="arr_delay", task_type="regression", metric="mae", predict="predict")
+    hidden = load_hidden(reg, "holdout", scoring=scoring)
+    import pandas as pd
+
+    assert hidden.labels.dtype == np.float64
+    assert hidden.labels.tolist() == pd.read_csv(reg / "holdout.labels.csv")["arr_delay"].astype(float).tolist()
+    ev = labelled_rows(reg / "eval.csv", scoring=scoring)
+    assert ev.labels.tolist() == pd.read_csv(reg / "eval.csv")["arr_delay"].astype(float).tolist()
+    assert row_space(hidden, ev, None).layout.n_eval == 100
+    mc = make_folder(tmp_path / "mc", "Origin", sizes=sizes)
+    scoring = TaskScoring(target="Origin", task_type="multiclass", metric="accuracy", classes=ORIGINS)
+    labels = load_hidden(mc, "later", scoring=scoring).labels
+    assert [ORIGINS[i] for i in labels] == pd.read_csv(mc / "later.labels.csv")["Origin"].tolist()
+    with pytest.raises(DataError, match="not one of the classes"):
+        load_hidden(mc, "later", scoring=TaskScoring(target="Origin", task_type="multiclass", metric="accuracy",
+                                                     classes=("EWR", "JFK")))
+
+
+def test_a_binary_task_with_other_label_values_scores_by_them(tmp_path: Path) -> None:
+    """positive_label "N" used to fail ("labels are neither 'N' nor 'N'"): the task's negative_label is read."""
+    import yaml
+
+    from orchestrator.specs import load_task
+
+    data = yaml.safe_load((load_task("flight-delays").root / "task.yaml").read_text())
+    data.update(positive_label="N", negative_label="Y")
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "train.py").write_text("")
+    (tmp_path / "task.yaml").write_text(yaml.safe_dump(data))
+    scoring = TaskScoring.of(load_task(tmp_path))
+    assert (scoring.positive, scoring.negative, scoring.predict) == ("N", "Y", "predict_proba")
+    f = tmp_path / "labels.csv"
+    f.write_text("dep_delayed_15min\nY\nN\nN\n")
+    assert scoring.read_labels(f).tolist() == [0, 1, 1]
