@@ -78,7 +78,7 @@ def _sbx_score():
     if kind != b"C":
         raise SystemExit(f"sbx scorer: expected the contract, got {kind!r}")
     contract = json.loads(payload.decode("utf-8"))
-    predict_name, columns = str(contract["predict"]), int(contract["columns"])
+    predict_name, width = str(contract["predict"]), int(contract["columns"])
     kind, payload = recv()
     if kind != b"T":
         raise SystemExit(f"sbx scorer: expected the repo, got {kind!r}")
@@ -172,13 +172,13 @@ def _sbx_score():
         except (ValueError, TypeError):
             send_json(b"F", {"kind": "shape", "error": "", "tail": "", "rows": rows})
             return
-        if arr.size > 4 * rows * columns + 8 or arr.ndim > 8:
+        if arr.size > 4 * rows * width + 8 or arr.ndim > 8:
             send_json(b"F", {"kind": "shape", "error": "", "tail": "", "rows": rows})
             return
         try:  # text that happens to parse as numbers ("1.5") is not a number either
             raw = result if isinstance(result, np.ndarray) else np.asarray(result)
             text = raw.dtype.kind in "USa" or (raw.dtype.kind == "O" and any(
-                isinstance(v, (str, bytes)) for v in raw.reshape(-1)[: 4 * rows * columns + 8]))
+                isinstance(v, (str, bytes)) for v in raw.reshape(-1)[: 4 * rows * width + 8]))
         except BaseException:  # noqa: BLE001 - a hostile container type; its values were converted above
             text = False
         if text:

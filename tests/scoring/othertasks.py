@@ -77,7 +77,7 @@ def predict(df):
 
 if __name__ == "__main__":
     ev = pd.read_csv("data/eval.csv")
-    rmse = float(np.sqrt(np.mean((predict(ev.drop(columns="arr_delay")) - ev["arr_delay"]) ** 2)))
+    rmse = float(np.sqrt(np.mean((features(ev) @ COEF - ev["arr_delay"]) ** 2)))
     print(f"Eval RMSE: {rmse:.4f}")
 '''
 
