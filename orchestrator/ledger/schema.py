@@ -332,11 +332,11 @@ CREATE INDEX audits_run_rule ON audits (run_id, rule);
 """
 
 
-# Migration 12 (issue 25): the task's own metric beside the AUC columns (a regression's RMSE, ...). A
-# scored row now needs a `score` or an `auc` (a regression has no AUC; a row exported by a node of an
-# older sbx has no score); SQLite cannot change a CHECK,
-# so the table is rebuilt with every column it has. Rows scored before are binary tasks scored by AUC:
-# their metric is `auc`, with the AUC and its SE.
+# Migration scores_metric (issue 25; appended last: its number is its place at merge): the task's own
+# metric beside the AUC columns (a regression's RMSE, ...). A scored row now needs a `score` or an `auc` (a
+# regression has no AUC; a row exported by a node of an older sbx has no score); SQLite cannot change a
+# CHECK, so the table is rebuilt with every column it has. Rows scored before are binary tasks scored by
+# AUC: their metric is `auc`, with the AUC and its SE.
 def _scores_metric(conn: sqlite3.Connection) -> None:
     info = conn.execute("PRAGMA table_info(scores)").fetchall()  # cid, name, type, notnull, default, pk
     old = [r[1] for r in info]
