@@ -75,13 +75,14 @@ def _setup(args: argparse.Namespace) -> tuple[Any, Any, str, Path, Any]:
 
 def _score(args: argparse.Namespace) -> int:
     from orchestrator.scoring import score_repo
+    from orchestrator.scoring.tasktypes import TaskScoring
 
     if not args.path.exists():
         raise ConfigError(f"{args.path}: no such file or folder")
     task, client, image, data_dir, options = _setup(args)
     result = score_repo(client, args.path, data_dir, args.dataset, image=image, options=options,
-                        mount_parent=home(args).mount_parent, target=task.target, positive=task.positive_label,
-                        eval_line=task.contract.eval_line)
+                        mount_parent=home(args).mount_parent, eval_line=task.contract.eval_line,
+                        scoring=TaskScoring.of(task))
     if args.json:
         print_json(result.to_json())
     else:
@@ -95,9 +96,13 @@ def format_result(r: Any, what: str) -> str:
     lines = [f"{'scored':<12} {what}  (artifact {(r.artifact_sha256 or '-')[:12]}, train.py {(r.train_sha256 or '-')[:12]})",
              f"{'dataset':<12} {r.dataset}"]
     if r.status == "scored":
+        if r.metric not in (None, "auc"):  # a task scored by another metric: its figure first
+            se = f" ± {r.score_se:.4g} (SE)" if r.score_se is not None else ""
+            lines.append(f"{r.metric.upper():<12} {r.score:.4f}{se}, n {r.n}")
+        if r.auc is not None:
+            lines += [f"{'AUC':<12} {r.auc:.4f} ± {r.auc_se:.4f} (Hanley-McNeil SE), n {r.n}, {r.positives} positive",
+                      f"{'AP':<12} {r.ap:.4f}"]
         lines += [
-            f"{'AUC':<12} {r.auc:.4f} ± {r.auc_se:.4f} (Hanley-McNeil SE), n {r.n}, {r.positives} positive",
-            f"{'AP':<12} {r.ap:.4f}",
             f"{'batch check':<12} {r.rows_changed} of {r.rows_checked} rows changed in another batch (largest "
             f"{r.max_abs_change:.3g}, tolerance {r.tolerance:g})" + ("  BATCH DEPENDENT" if r.batch_dependent else ""),
             f"{'seconds':<12} {r.seconds:.1f} (train {r.train_seconds:.1f}, predict {r.predict_seconds:.1f})",

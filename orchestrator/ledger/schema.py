@@ -336,6 +336,32 @@ CREATE INDEX audits_run_rule ON audits (run_id, rule);
 _RUNS_BY_HEX_TAIL = "CREATE INDEX runs_by_hex_tail ON runs(substr(run_id, 18));"
 
 
+# Migration scores_metric (issue 25; appended last: its number is its place at merge): the task's own
+# metric beside the AUC columns (a regression's RMSE, ...). A scored row now needs a `score` or an `auc` (a
+# regression has no AUC; a row exported by a node of an older sbx has no score); SQLite cannot change a
+# CHECK, so the table is rebuilt with every column it has. Rows scored before are binary tasks scored by
+# AUC: their metric is `auc`, with the AUC and its SE.
+def _scores_metric(conn: sqlite3.Connection) -> None:
+    info = conn.execute("PRAGMA table_info(scores)").fetchall()  # cid, name, type, notnull, default, pk
+    old = [r[1] for r in info]
+    cols = [f"{r[1]} {r[2]}{' NOT NULL' if r[3] else ''}"
+            + (f" CHECK ({r[1]} IN (0, 1))" if r[1] == "batch_dependent" else "") for r in info]
+    cols = [c.replace("run_id TEXT NOT NULL", "run_id TEXT NOT NULL REFERENCES runs(run_id)", 1)
+            .replace("status TEXT NOT NULL", "status TEXT NOT NULL CHECK (status IN ('scored', 'unscorable'))", 1)
+            for c in cols]
+    conn.execute(f"""CREATE TABLE scores_v3 ({", ".join(cols)}, metric TEXT, score REAL, score_se REAL,
+        PRIMARY KEY (run_id, dataset),
+        CHECK ((status = 'scored') = (score IS NOT NULL OR auc IS NOT NULL)),
+        CHECK ((status = 'unscorable') = (reason IS NOT NULL))) STRICT""")
+    listed = ", ".join(old)
+    conn.execute(f"INSERT INTO scores_v3 ({listed}, metric, score, score_se) SELECT {listed}, "
+                 f"CASE WHEN status = 'scored' THEN 'auc' END, "
+                 f"CASE WHEN status = 'scored' THEN auc END, "
+                 f"CASE WHEN status = 'scored' THEN auc_se END FROM scores")
+    conn.execute("DROP TABLE scores")
+    conn.execute("ALTER TABLE scores_v3 RENAME TO scores")
+
+
 #: the schema, oldest first; append to extend (see the module docstring)
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("core", _CORE),  # studies, runs, events, experiments
@@ -351,4 +377,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration("judge_verdicts", judge_verdicts.SCHEMA),  # issue 26: a judge's verdict per run, its own cost
     Migration("judge_spec_digest", judge_verdicts.SPEC_DIGEST),  # which judge spec gave a verdict (calibration)
     Migration("runs_by_hex_tail", _RUNS_BY_HEX_TAIL),  # issue 23: `sbx show TAIL` by index, not by scan
+    Migration("scores_metric", _scores_metric),  # issue 25: the task's metric, its value and SE
 )

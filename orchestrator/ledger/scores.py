@@ -47,6 +47,18 @@ class ScoreResult:
     withheld_json: str | None = None         # the first of them: [{"path", "bytes", "reason"}]
     batch_contexts_json: str | None = None   # the batch check per context, and the fresh container's
     fresh_check: str | None = None           # agreed | changed | inconclusive | failed: <reason>
+    #: the task's metric (specs/tasktypes.py: auc, rmse, ...), its value and standard error. A binary task's
+    #: auc, ap and auc_se are filled whatever its metric; `eval_score` is in the task's metric
+    metric: str | None = None
+    score: float | None = None
+    score_se: float | None = None
+
+    def __post_init__(self) -> None:
+        # a result written as before `metric` existed (an AUC only) is an AUC-scored one
+        if self.status == "scored" and self.metric is None and self.auc is not None:
+            object.__setattr__(self, "metric", "auc")
+            object.__setattr__(self, "score", self.auc)
+            object.__setattr__(self, "score_se", self.auc_se)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -35,6 +35,7 @@ from orchestrator.run.images import scorer_image_for
 from orchestrator.run.request import RunRequest
 from orchestrator.scoring.options import ScoreOptions, budget_limits
 from orchestrator.scoring.service import score_repo
+from orchestrator.scoring.tasktypes import TaskScoring
 from orchestrator.scoring.text import clean
 from orchestrator.specs.task import TaskSpec, TestsTaskSpec
 
@@ -116,8 +117,8 @@ def score_delivered(home: Home, client: docker.DockerClient, req: RunRequest, re
         counted = record.experiments_counted or 0
         image = scorer_image(client, record.image, task)
         return score_repo(client, workspace, req.data_dir, dataset, image=image, mount_parent=home.mount_parent,
-                          options=scoring_options(req, main), run_id=record.run_id, target=task.target,
-                          positive=task.positive_label, eval_line=task.contract.eval_line,
+                          options=scoring_options(req, main), run_id=record.run_id,
+                          scoring=TaskScoring.of(task), eval_line=task.contract.eval_line,
                           train_py=committed, experiment=max(1, min(req.budget.experiments, counted + 1)),
                           experiments_left=max(0, req.budget.experiments - counted), model=model)
     except UnscorableArtifact as exc:

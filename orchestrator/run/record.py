@@ -99,7 +99,8 @@ def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[s
         "counted": run.counted, "outcome": passed,
         # computed by sbx from the scorer's predictions on the evaluation rows: what best-of-k ranks by
         "eval_score": h.eval_score if h else None,
-        "holdout_score": h.auc if h else None, "later_score": later.auc if later else None,
+        # the task's metric (the AUC for a binary task scored by AUC, as before metrics had names)
+        "holdout_score": h.score if h else None, "later_score": later.score if later else None,
         "holdout_positives": h.positives if h else None,
         "holdout_negatives": (h.n - h.positives) if h and h.n is not None and h.positives is not None else None,
         **{rule: verdicts.get(rule) for rule in RULE_COLUMNS},
@@ -125,7 +126,7 @@ def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[s
         "failure_reason": run.failure_reason, "stop_reason": run.stop_reason,
         "cpu_seconds_container": run.cpu_seconds_container, "wall_seconds": run.wall_seconds,
         "experiments_counted": run.experiments_counted, "experiments_refused": run.experiments_refused,
-        "holdout_ap": h.ap if h else None, "holdout_score_se": h.auc_se if h else None,
+        "holdout_ap": h.ap if h else None, "holdout_score_se": h.score_se if h else None,
         "later_ap": later.ap if later else None, "scoring_error": _scoring_error(h),
         # the agent's own eval score for what it delivered (its last experiment's printed line), else the
         # one train.py printed when the scorer retrained it: reported, never used to rank

@@ -28,6 +28,7 @@ cached per row in the first container cannot hide a dependence there.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -154,16 +155,23 @@ class BatchCheck:
 def compare(main: np.ndarray, rows: np.ndarray, again: np.ndarray, tolerance: float = 1e-6) -> BatchCheck:
     """Did any row's prediction move by more than `tolerance` when predicted in another batch?
     `main[r]` is row r's prediction in its main batch; `again[j]` is row `rows[j]`'s in its check batch."""
-    if rows.shape != again.shape:
+    if rows.shape != again.shape[:1] or again.shape[1:] != main.shape[1:]:
         raise ValueError(f"rows {rows.shape} and repeated predictions {again.shape} differ in shape")
     if len(rows) == 0:
         return BatchCheck(0, 0, 0.0, tolerance)
-    change = np.abs(again - main[rows])
+    change = row_change(again, main[rows])
     return BatchCheck(rows_checked=len(rows), rows_changed=int((change > tolerance).sum()),
                       max_abs_change=float(change.max()), tolerance=tolerance)
 
 
-def compare_contexts(main: np.ndarray, rows: np.ndarray, again: dict[str, dict[int, float]],
+def row_change(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How far each row's prediction moved: |a - b|, the largest over a row's numbers when a row has
+    several (a multiclass row's class probabilities)."""
+    change = np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))
+    return change.reshape(len(change), -1).max(axis=1) if change.ndim > 1 else change
+
+
+def compare_contexts(main: np.ndarray, rows: np.ndarray, again: dict[str, dict[int, Any]],
                      tolerance: float = 1e-6) -> tuple[BatchCheck, dict[str, BatchCheck], set[int]]:
     """The check over every context a row was predicted in again: a row changed when it moved by more than
     `tolerance` in any of them. `again[role][r]` is row r's prediction in that context. Returns the check
@@ -175,8 +183,9 @@ def compare_contexts(main: np.ndarray, rows: np.ndarray, again: dict[str, dict[i
         if not got.any():
             continue
         ids = rows[got]
-        per[role] = compare(main, ids, np.array([values[int(r)] for r in ids], dtype=float), tolerance)
-        worst[got] = np.maximum(worst[got], np.abs(np.array([values[int(r)] for r in ids]) - main[ids]))
+        repeated = np.array([values[int(r)] for r in ids], dtype=float)
+        per[role] = compare(main, ids, repeated, tolerance)
+        worst[got] = np.maximum(worst[got], row_change(repeated, main[ids]))
     if not per:
         return BatchCheck(0, 0, 0.0, tolerance), per, set()
     seen = np.array([any(int(r) in v for v in again.values()) for r in rows])

@@ -18,7 +18,7 @@ import numpy as np
 
 from orchestrator.failures import DataError
 from orchestrator.scoring.batches import Layout
-from orchestrator.scoring.metrics import read_labels
+from orchestrator.scoring.tasktypes import TaskScoring
 
 DATASETS = ("holdout", "later")
 TRAIN, EVAL = "train.csv", "eval.csv"
@@ -29,7 +29,7 @@ class HiddenSet:
     name: str
     header: bytes           # the features file's header line, with its newline
     lines: tuple[bytes, ...]  # one data line per row, with newlines
-    labels: np.ndarray      # 0/1, same order
+    labels: np.ndarray      # same order: 0/1 (binary), class indices (multiclass), floats (regression)
 
     @property
     def n(self) -> int:
@@ -59,8 +59,8 @@ def pristine_files(data_dir: Path) -> dict[str, Path]:
 
 
 @functools.lru_cache(maxsize=4)
-def _load(features: Path, labels: Path, mtimes: tuple[float, float], target: str, positive: str,
-          negative: str, train_columns: tuple[str, ...]) -> HiddenSet:
+def _load(features: Path, labels: Path, mtimes: tuple[float, float], scoring: TaskScoring,
+          train_columns: tuple[str, ...]) -> HiddenSet:
     del mtimes  # part of the cache key only
     try:
         raw = features.read_bytes()
@@ -73,10 +73,10 @@ def _load(features: Path, labels: Path, mtimes: tuple[float, float], target: str
     if not header.endswith(b"\n"):
         header += b"\n"
     columns = header.decode("utf-8", errors="replace").strip().split(",")
-    expected = [c for c in train_columns if c != target]
+    expected = [c for c in train_columns if c != scoring.target]
     if columns != expected:
         raise DataError(f"{features}: columns {columns} differ from train.csv's features {expected}")
-    y = read_labels(labels, target, positive, negative)
+    y = scoring.read_labels(labels)
     if len(y) != len(body):
         raise DataError(f"{features}: {len(body)} lines but {labels.name} has {len(y)} labels "
                         f"(a quoted field spanning lines is not supported)")
@@ -84,8 +84,11 @@ def _load(features: Path, labels: Path, mtimes: tuple[float, float], target: str
 
 
 def load_hidden(data_dir: Path, dataset: str, *, target: str = "dep_delayed_15min", positive: str = "Y",
-                negative: str = "N") -> HiddenSet:
-    """`<dataset>.features.csv` and `<dataset>.labels.csv` of a prepared folder, checked against train.csv."""
+                negative: str = "N", scoring: TaskScoring | None = None) -> HiddenSet:
+    """`<dataset>.features.csv` and `<dataset>.labels.csv` of a prepared folder, checked against train.csv.
+    `scoring` says how the labels read (target, type, label values); without it, binary by the arguments."""
+    scoring = scoring or TaskScoring(target=target, positive=positive, negative=negative)
+    target = scoring.target
     if dataset not in DATASETS:
         raise DataError(f"unknown dataset {dataset!r}; known: {', '.join(DATASETS)}")
     features, labels = data_dir / f"{dataset}.features.csv", data_dir / f"{dataset}.labels.csv"
@@ -96,7 +99,7 @@ def load_hidden(data_dir: Path, dataset: str, *, target: str = "dep_delayed_15mi
     if target not in train_columns:
         raise DataError(f"{data_dir / TRAIN}: no label column {target!r}")
     hidden = _load(features.resolve(), labels.resolve(), (features.stat().st_mtime, labels.stat().st_mtime),
-                   target, positive, negative, train_columns)
+                   scoring, train_columns)
     return HiddenSet(name=dataset, header=hidden.header, lines=hidden.lines, labels=hidden.labels)
 
 
@@ -110,7 +113,7 @@ class LabelledRows:
 
 
 @functools.lru_cache(maxsize=8)
-def _labelled(path: Path, mtime: float, target: str, positive: str, negative: str) -> LabelledRows:
+def _labelled(path: Path, mtime: float, scoring: TaskScoring) -> LabelledRows:
     del mtime  # part of the cache key only
     try:
         text = path.read_bytes().decode("utf-8")
@@ -118,6 +121,7 @@ def _labelled(path: Path, mtime: float, target: str, positive: str, negative: st
         raise DataError(f"{path}: cannot read ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise DataError(f"{path}: not UTF-8 text") from None
+    target = scoring.target
     rows = list(csv.reader(io.StringIO(text)))
     if not rows or target not in rows[0]:
         raise DataError(f"{path}: no label column {target!r}")
@@ -131,21 +135,22 @@ def _labelled(path: Path, mtime: float, target: str, positive: str, negative: st
         if len(row) != len(rows[0]):
             raise DataError(f"{path}: line {i + 1} has {len(row)} fields, the header {len(rows[0])}")
         if i:
-            if row[at] not in (positive, negative):
-                raise DataError(f"{path}: line {i + 1}: label {row[at]!r} is neither {positive!r} nor {negative!r}")
-            labels.append(row[at] == positive)
+            labels.append(row[at])
         out.seek(0)
         out.truncate()
         writer.writerow(row[:at] + row[at + 1:])
         lines.append(out.getvalue().encode("utf-8"))
-    return LabelledRows(header=lines[0], lines=tuple(lines[1:]), labels=np.array(labels, dtype=np.int8))
+    return LabelledRows(header=lines[0], lines=tuple(lines[1:]), labels=scoring.labels(labels, str(path)))
 
 
-def labelled_rows(path: Path, *, target: str, positive: str = "Y", negative: str = "N") -> LabelledRows:
-    """The rows of data/train.csv or data/eval.csv as feature lines, with their labels (kept on the host)."""
+def labelled_rows(path: Path, *, target: str = "dep_delayed_15min", positive: str = "Y", negative: str = "N",
+                  scoring: TaskScoring | None = None) -> LabelledRows:
+    """The rows of data/train.csv or data/eval.csv as feature lines, with their labels (kept on the host)
+    as `scoring` reads them (without it: binary, by the arguments)."""
     if not path.is_file():
         raise DataError(f"{path}: missing; run `sbx data prepare` first")
-    return _labelled(path.resolve(), path.stat().st_mtime, target, positive, negative)
+    scoring = scoring or TaskScoring(target=target, positive=positive, negative=negative)
+    return _labelled(path.resolve(), path.stat().st_mtime, scoring)
 
 
 @dataclass(frozen=True)

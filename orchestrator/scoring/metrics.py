@@ -1,7 +1,8 @@
 """Step B of scoring, on the host: parse what the container sent, strictly, and compute the metrics.
 
 Nothing here trusts the container: shapes, finiteness and range are checked before any metric, and a
-failed check is an UnscorableArtifact with the reason the ledger records.
+failed check is an UnscorableArtifact with the reason the ledger records. This module is the binary/AUC
+figures (AUC, AP, Hanley-McNeil SE); every task type and metric is in scoring/tasktypes.py.
 """
 
 from __future__ import annotations
@@ -11,9 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-
-from orchestrator.failures import DataError, UnscorableArtifact
 
 
 def hanley_mcneil_se(auc: float, n_pos: int, n_neg: int) -> float:
@@ -39,38 +37,19 @@ class Metrics:
 
 
 def read_labels(path: Path, target: str, positive: str = "Y", negative: str = "N") -> np.ndarray:
-    """The holdout's labels as 0/1, from a one-column CSV; anything else is a DataError (our data, not theirs)."""
-    try:
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{path}: cannot read the labels ({exc})") from None
-    if list(frame.columns) != [target]:
-        raise DataError(f"{path}: expected exactly one column {target!r}, found {list(frame.columns)}")
-    values = frame[target].to_numpy()
-    bad = ~np.isin(values, [positive, negative])
-    if bad.any():
-        raise DataError(f"{path}: {int(bad.sum())} labels are neither {positive!r} nor {negative!r}")
-    y = (values == positive).astype(np.int8)
-    if y.min() == y.max():
-        raise DataError(f"{path}: all {len(y)} labels are the same class; an AUC needs both")
-    return y
+    """A binary holdout's labels as 0/1, from a one-column CSV; anything else is a DataError (our data, not
+    theirs). Other task types: TaskScoring.read_labels (scoring/tasktypes.py), which this calls."""
+    from orchestrator.scoring.tasktypes import TaskScoring
+
+    return TaskScoring(target=target, positive=positive, negative=negative).read_labels(path)
 
 
 def check_predictions(shape: tuple[int, ...], values: np.ndarray, rows: int) -> np.ndarray:
-    """The values of one batch if they are `rows` finite probabilities; else UnscorableArtifact."""
-    if shape != (rows,):
-        raise UnscorableArtifact("wrong_shape", f"predict_proba returned shape {shape} for a batch of {rows} rows, "
-                                               f"expected ({rows},)")
-    finite = np.isfinite(values)
-    if not finite.all():
-        nan = int(np.isnan(values).sum())
-        raise UnscorableArtifact("not_finite", f"{int((~finite).sum())} of {rows} predictions are not finite "
-                                              f"({nan} NaN) in a batch of {rows} rows")
-    outside = (values < 0.0) | (values > 1.0)
-    if outside.any():
-        raise UnscorableArtifact("out_of_range", f"{int(outside.sum())} of {rows} predictions lie outside [0, 1] "
-                                                f"(min {values.min():.6g}, max {values.max():.6g})")
-    return values
+    """The values of one batch if they are `rows` finite probabilities; else UnscorableArtifact (the binary
+    case of TaskScoring.check, scoring/tasktypes.py)."""
+    from orchestrator.scoring.tasktypes import TaskScoring
+
+    return TaskScoring().check(shape, values, rows)
 
 
 def compute_metrics(y: np.ndarray, p: np.ndarray) -> Metrics:

@@ -19,16 +19,17 @@ from typing import Any
 
 import numpy as np
 
-PROTOCOL_VERSION = 2
+PROTOCOL_VERSION = 3
 HEADER = struct.Struct(">cI")
 
 # runner -> host
-HELLO = b"H"      # JSON {"version": 2, "pid": int}: connected, before any agent code
+HELLO = b"H"      # JSON {"version": 3, "pid": int}: connected, before any agent code
 STARTED = b"S"    # empty: setup done, train.py starts now
-READY = b"R"      # empty: train.py finished and left a callable predict_proba
-FAILED = b"F"     # JSON {"kind": "train"|"predict"|"no_predict"|"shape", "error": str, "tail": str, ...}
+READY = b"R"      # empty: train.py finished and left the contract's callable (predict_proba, predict, ...)
+FAILED = b"F"     # JSON {"kind": "train"|"predict"|"no_predict"|"shape"|"dtype", "error": str, "tail": str, ...}
 PREDS = b"P"      # ndim (1 byte), ndim dims (uint64 little-endian), float64 little-endian values
 # host -> runner
+CONFIG = b"C"     # JSON {"predict": name, "columns": int}: the contract's function, numbers per row (first)
 REPO = b"T"       # a tar of the clean copy of the delivered code and the pristine data (made by the host)
 BATCH = b"B"      # CSV text (header + rows, as in the features file), UTF-8
 END = b"E"        # empty: no more batches; the runner exits
@@ -97,12 +98,13 @@ def _recv_exact(sock: socket.socket, n: int, deadline: float) -> bytes:
     return bytes(buf)
 
 
-def recv_frame(sock: socket.socket, *, deadline: float, preds_rows: int = 0) -> Frame:
-    """One frame from the runner. `preds_rows` > 0 allows a PREDS frame for a batch of that many rows."""
+def recv_frame(sock: socket.socket, *, deadline: float, preds_rows: int = 0, preds_columns: int = 1) -> Frame:
+    """One frame from the runner. `preds_rows` > 0 allows a PREDS frame for a batch of that many rows of
+    `preds_columns` numbers each."""
     kind, length = HEADER.unpack(_recv_exact(sock, HEADER.size, deadline))
     limit = _ALLOWED.get(kind)
     if kind == PREDS and preds_rows > 0:
-        limit = 1 + 8 * 8 + 8 * preds_rows * 4  # a few dims; values beyond 4x the rows cannot be the answer
+        limit = 1 + 8 * 8 + 8 * preds_rows * max(1, preds_columns) * 4  # a few dims; values beyond 4x the rows cannot be the answer
     if limit is None:
         raise ProtocolViolation(f"unexpected frame type {kind!r}")
     if length > limit:

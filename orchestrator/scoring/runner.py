@@ -7,12 +7,14 @@ working folder, user and environment (docs/scoring.md says what still differs).
 Trusted until the agent's code runs, in this order:
   1. connect to the host's socket (/run/sbx/score.sock) while /workspace holds only this file, so none of
      the imports below can be shadowed by the agent's modules;
-  2. receive the clean copy of the delivered code and the pristine data as one tar (made by the host:
-     relative names, regular files and folders only) and unpack it; train.py (this file) is replaced last;
+  2. receive the contract (the prediction function's name, numbers per row), then the clean copy of the
+     delivered code and the pristine data as one tar (made by the host: relative names, regular files and
+     folders only) and unpack it; train.py (this file) is replaced last;
   3. forget the modules imported for this (`sys.modules` as an experiment's train.py finds it) and run the
      agent's train.py in this process's own `__main__` module, whose globals hold nothing of ours; then take
-     its predict_proba and say READY, or FAILED with the traceback Python would have printed;
-  4. for each batch the host sends (CSV text, features only), call predict_proba and send the values back.
+     its prediction function (the contract's: predict_proba, predict, ...) and say READY, or FAILED with
+     the traceback Python would have printed;
+  4. for each batch the host sends (CSV text, features only), call it and send the values back.
 From step 3 on nothing here can be trusted: the host checks every frame, shape and value, and keeps none of
 the text it receives once the first batch has been sent.
 
@@ -70,8 +72,13 @@ def _sbx_score():
             return text_of(exc) + "\n"
 
     sock.connect("/run/sbx/score.sock")
-    send_json(b"H", {"version": 2, "pid": os.getpid()})
+    send_json(b"H", {"version": 3, "pid": os.getpid()})
 
+    kind, payload = recv()
+    if kind != b"C":
+        raise SystemExit(f"sbx scorer: expected the contract, got {kind!r}")
+    contract = json.loads(payload.decode("utf-8"))
+    predict_name, width = str(contract["predict"]), int(contract["columns"])
     kind, payload = recv()
     if kind != b"T":
         raise SystemExit(f"sbx scorer: expected the repo, got {kind!r}")
@@ -130,9 +137,9 @@ def _sbx_score():
     if outcome is not None:
         send_json(b"F", {"kind": outcome[0], "error": outcome[1], "tail": outcome[2]})
         return
-    predict = namespace.get("predict_proba")
+    predict = namespace.get(predict_name)
     if not callable(predict):
-        send_json(b"F", {"kind": "no_predict", "error": "train.py leaves no callable predict_proba", "tail": ""})
+        send_json(b"F", {"kind": "no_predict", "error": f"train.py leaves no callable {predict_name}", "tail": ""})
         return
     send(b"R")
 
@@ -165,8 +172,17 @@ def _sbx_score():
         except (ValueError, TypeError):
             send_json(b"F", {"kind": "shape", "error": "", "tail": "", "rows": rows})
             return
-        if arr.size > 4 * rows + 8 or arr.ndim > 8:
+        if arr.size > 4 * rows * width + 8 or arr.ndim > 8:
             send_json(b"F", {"kind": "shape", "error": "", "tail": "", "rows": rows})
+            return
+        try:  # text that happens to parse as numbers ("1.5") is not a number either
+            raw = result if isinstance(result, np.ndarray) else np.asarray(result)
+            text = raw.dtype.kind in "USa" or (raw.dtype.kind == "O" and any(
+                isinstance(v, (str, bytes)) for v in raw.reshape(-1)[: 4 * rows * width + 8]))
+        except BaseException:  # noqa: BLE001 - a hostile container type; its values were converted above
+            text = False
+        if text:
+            send_json(b"F", {"kind": "dtype", "error": "", "tail": "", "rows": rows})
             return
         send(b"P", bytes([arr.ndim]) + struct.pack(f"<{arr.ndim}Q", *arr.shape) + arr.tobytes())
 

@@ -38,11 +38,13 @@ from orchestrator.scoring.batches import (
     compare_contexts,
     fresh_plan,
     plan_batches,
+    row_change,
 )
 from orchestrator.scoring.container import ScorerContainer, adhoc_run_id
 from orchestrator.scoring.data import RowSpace, labelled_rows, load_hidden, pristine_files, row_space
-from orchestrator.scoring.metrics import check_predictions, compute_metrics
+from orchestrator.scoring.metrics import compute_metrics
 from orchestrator.scoring.options import ScoreOptions
+from orchestrator.scoring.tasktypes import TaskScoring
 from orchestrator.scoring.text import clean, exception_name, place_in_code, reported_score
 
 log = get_logger(__name__)
@@ -52,14 +54,16 @@ REASONS = {
     "no_train_py": "the artifact has no train.py",
     "bad_artifact": "the artifact could not be read as a repo",
     "train_error": "train.py raised an exception (or exited) while training",
-    "no_predict_proba": "train.py left no callable predict_proba",
-    "predict_error": "predict_proba raised an exception",
+    "no_predict_proba": "train.py left no callable prediction function (the contract's: predict_proba, predict)",
+    "predict_error": "the prediction function raised an exception",
     "timeout": "training or predicting exceeded its time limit",
     "cpu_limit": "training or predicting used more CPU-seconds than one experiment of the run may",
     "oom": "the kernel's OOM killer stopped the scored code at the memory limit",
-    "wrong_shape": "predict_proba did not return one number per row",
-    "not_finite": "predict_proba returned NaN or infinite values",
-    "out_of_range": "predict_proba returned values outside [0, 1]",
+    "wrong_shape": "the prediction function did not return one number per row (one per class: multiclass)",
+    "not_numeric": "the prediction function returned text (strings), not numbers",
+    "not_finite": "the prediction function returned NaN or infinite values",
+    "out_of_range": "predict_proba returned probabilities outside [0, 1]",
+    "not_a_distribution": "a multiclass predict_proba row does not sum to 1",
     "output_flooding": "the scored code wrote more than the output limit",
     "crashed": "the scored process died without an exception (signal, os._exit)",
     "protocol_error": "the scored process wrote something the scorer's protocol does not allow",
@@ -81,7 +85,7 @@ class _Answers:
 
     main: np.ndarray
     evals: np.ndarray | None
-    again: dict[str, dict[int, float]] = field(default_factory=dict)
+    again: dict[str, dict[int, Any]] = field(default_factory=dict)  # a float, or a multiclass row
     first_batch: np.ndarray | None = None       # the predictions of the plan's first batch, in its order
     reported: float | None = None
     train_cpu: float | None = None
@@ -106,13 +110,15 @@ class _Scoring:
     experiment: int
     experiments_left: int
     model: ClosedRun | None
+    scoring: TaskScoring
 
 
 def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, dataset: str = "holdout", *,
                image: str, mount_parent: Path | None = None, options: ScoreOptions | None = None,
                run_id: str | None = None, target: str = "dep_delayed_15min", positive: str = "Y",
                eval_line: str = r"Eval AUC:\s*([0-9]*\.?[0-9]+)", train_py: Path | None = None,
-               experiment: int = 1, experiments_left: int = 0, model: ClosedRun | None = None) -> ScoreResult:
+               experiment: int = 1, experiments_left: int = 0, model: ClosedRun | None = None,
+               scoring: TaskScoring | None = None) -> ScoreResult:
     """Score the train.py in `repo_dir` (a repo folder or a train.py) on `dataset` of the prepared `data_dir`.
 
     `train_py` is the train.py that counts when it is not the folder's (a run's committed version). The
@@ -121,13 +127,17 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
     that had a model endpoint has its model path, closed: `model` (gateway/closed.py; None: no model path).
 
     Whatever the scored code does comes back as a ScoreResult (`scored`, or `unscorable` with a reason of
-    REASONS). Raises only for our side: DataError (prepared data), InfraError/ScorerError (engine, scorer)."""
+    REASONS). Raises only for our side: DataError (prepared data), InfraError/ScorerError (engine, scorer).
+
+    `scoring` is the task's type, metric, labels and prediction function (TaskScoring.of(task)); without it,
+    the binary AUC scoring of `target` and `positive` by predict_proba."""
     options = options or ScoreOptions()
     start = time.monotonic()
-    hidden = load_hidden(data_dir, dataset, target=target, positive=positive)
+    scoring = scoring or TaskScoring(target=target, positive=positive)
+    hidden = load_hidden(data_dir, dataset, scoring=scoring)
     files = pristine_files(data_dir)
-    eval_rows = labelled_rows(files["eval.csv"], target=target, positive=positive) if options.eval_rows else None
-    train_rows = (labelled_rows(files["train.csv"], target=target, positive=positive)
+    eval_rows = labelled_rows(files["eval.csv"], scoring=scoring) if options.eval_rows else None
+    train_rows = (labelled_rows(files["train.csv"], scoring=scoring)
                   if options.large_contexts or options.fresh_check else None)
     space = row_space(hidden, eval_rows, train_rows)
     base: dict[str, Any] = {"dataset": dataset, "batch_rows": options.batch_rows, "seed": options.seed,
@@ -147,16 +157,18 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
                         n_train=space.layout.n_train if options.large_contexts else 0,
                         large_contexts=options.large_contexts)
     job = _Scoring(client, image, options, mount_parent, run_id, run_id or adhoc_run_id(), dataset, space,
-                   selection, selection.tar(files), eval_line, experiment, experiments_left, model)
+                   selection, selection.tar(files), eval_line, experiment, experiments_left, model, scoring)
     timer = _Timer()
     try:
         first = _score_in_container(job, plan, timer, role="main")
     except UnscorableArtifact as exc:
         return _done(_unscorable(exc, base, start, timer), run_id)
-    metrics = compute_metrics(hidden.labels, first.main)
+    score = scoring.score(hidden.labels, first.main)
+    # a binary task keeps the AUC columns filled, whatever its metric (their readers predate `metric`)
+    metrics = compute_metrics(hidden.labels, first.main) if scoring.task_type == "binary" else None
     eval_score = None
     if eval_rows is not None and first.evals is not None:
-        eval_score = round(compute_metrics(eval_rows.labels, first.evals).auc, 4)
+        eval_score = round(scoring.score(eval_rows.labels, first.evals, with_se=False).value, 4)
     check, per, changed = compare_contexts(first.main, plan.check_rows,
                                            {r: first.again[r] for r in CHECK_ROLES if r in first.again},
                                            options.tolerance)
@@ -171,8 +183,9 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
             check = BatchCheck(check.rows_checked, len(changed),
                                max(check.max_abs_change, fresh_facts["max_abs_change"]), check.tolerance)
     result = ScoreResult(
-        status="scored", auc=metrics.auc, ap=metrics.ap, auc_se=metrics.auc_se, n=metrics.n,
-        positives=metrics.positives, seconds=round(time.monotonic() - start, 3),
+        status="scored", auc=metrics.auc if metrics else None, ap=metrics.ap if metrics else None,
+        auc_se=metrics.auc_se if metrics else None, n=score.n, positives=metrics.positives if metrics else None,
+        metric=score.metric, score=score.value, score_se=score.se, seconds=round(time.monotonic() - start, 3),
         train_seconds=round(timer.train_end - timer.train_start, 3),
         predict_seconds=round(timer.predict_end - timer.train_end, 3), cpu_seconds=cpu_total,
         train_cpu_seconds=first.train_cpu, rows_checked=check.rows_checked, rows_changed=check.rows_changed,
@@ -184,7 +197,7 @@ def score_repo(client: docker.DockerClient, repo_dir: Path, data_dir: Path, data
 
 def _done(result: ScoreResult, run_id: str | None) -> ScoreResult:
     log.info("score.done", run_id=run_id, dataset=result.dataset, status=result.status, reason=result.reason,
-             auc=result.auc, eval_score=result.eval_score, batch_dependent=result.batch_dependent,
+             metric=result.metric, score=result.score, eval_score=result.eval_score, batch_dependent=result.batch_dependent,
              fresh_check=result.fresh_check, seconds=result.seconds)
     return result
 
@@ -242,6 +255,9 @@ def _drive(box: ScorerContainer, job: _Scoring, plan: BatchPlan, timer: _Timer) 
         hello = protocol.recv_frame(conn, deadline=setup_deadline)
         if hello.kind != protocol.HELLO or hello.json().get("version") != protocol.PROTOCOL_VERSION:
             raise ScorerError(f"the scorer runner speaks another protocol: {hello.payload[:200]!r}")
+        protocol.send_frame(conn, protocol.CONFIG, json.dumps({"predict": job.scoring.predict,
+                                                               "columns": job.scoring.columns}).encode(),
+                            deadline=setup_deadline)
         protocol.send_frame(conn, protocol.REPO, job.tar, deadline=setup_deadline)
         started = protocol.recv_frame(conn, deadline=setup_deadline)
         if started.kind != protocol.STARTED:
@@ -269,15 +285,17 @@ def _drive(box: ScorerContainer, job: _Scoring, plan: BatchPlan, timer: _Timer) 
     box.watch.enter("predicting")
     box.output.settle()
     head, tail = box.output.snapshot()  # before any holdout row is in the container
-    answers = _Answers(main=np.full(plan.n, np.nan),
-                       evals=np.full(space.layout.n_eval, np.nan) if space.layout.n_eval else None,
-                       reported=reported_score((head, tail), job.eval_line))
+    width = (job.scoring.columns,) if job.scoring.task_type == "multiclass" else ()
+    answers = _Answers(main=np.full((plan.n, *width), np.nan),
+                       evals=np.full((space.layout.n_eval, *width), np.nan) if space.layout.n_eval else None,
+                       reported=reported_score((head, tail), job.eval_line, job.scoring.info.bounded))
     check_rows = set(plan.check_rows.tolist())
     deadline = timer.train_end + options.predict_timeout_s
     for i, batch in enumerate(plan.batches):
         try:
             protocol.send_frame(conn, protocol.BATCH, space.batch_csv(batch.rows), deadline=deadline)
-            frame = protocol.recv_frame(conn, deadline=deadline, preds_rows=len(batch.rows))
+            frame = protocol.recv_frame(conn, deadline=deadline, preds_rows=len(batch.rows),
+                                        preds_columns=job.scoring.columns)
         except protocol.Deadline:
             raise _Died("predicting", True, f"predicting took longer than {options.predict_timeout_s:g}s") from None
         except protocol.PeerClosed:
@@ -286,14 +304,14 @@ def _drive(box: ScorerContainer, job: _Scoring, plan: BatchPlan, timer: _Timer) 
         except protocol.ProtocolViolation as exc:
             raise UnscorableArtifact("protocol_error", str(exc)) from None
         if frame.kind == protocol.FAILED:
-            raise _predicting_failure(frame, len(batch.rows), job.selection)
+            raise _predicting_failure(frame, len(batch.rows), job.selection, job.scoring.predict)
         if frame.kind != protocol.PREDS:
             raise UnscorableArtifact("protocol_error", f"expected predictions, got {frame.kind!r}")
         try:
             shape, values = protocol.decode_preds(frame.payload)
         except protocol.ProtocolViolation as exc:
             raise UnscorableArtifact("protocol_error", str(exc)) from None
-        values = check_predictions(shape, values, len(batch.rows))
+        values = job.scoring.check(shape, values, len(batch.rows))
         if i == 0:
             answers.first_batch = values.copy()
         if batch.role == MAIN:
@@ -303,9 +321,9 @@ def _drive(box: ScorerContainer, job: _Scoring, plan: BatchPlan, timer: _Timer) 
             answers.evals[batch.rows - plan.n] = values
         else:
             mine = answers.again.setdefault(batch.role, {})
-            for row, value in zip(batch.rows.tolist(), values.tolist(), strict=True):
+            for row, value in zip(batch.rows.tolist(), values, strict=True):
                 if row in check_rows:
-                    mine[row] = value
+                    mine[row] = value.copy() if width else float(value)
     timer.predict_end = time.monotonic()
     try:
         protocol.send_frame(conn, protocol.END, deadline=time.monotonic() + 5)
@@ -330,11 +348,13 @@ def _training_failure(frame: protocol.Frame, box: ScorerContainer) -> Unscorable
             detail = clean(box.output.snapshot()[1] or box.output.snapshot()[0])
         return UnscorableArtifact("train_error", clean(detail))
     if kind == "no_predict":
-        return UnscorableArtifact("no_predict_proba", "train.py leaves no callable predict_proba")
+        return UnscorableArtifact("no_predict_proba", clean(report.get("error", ""), 200)
+                                  or "train.py leaves no callable prediction function")
     return UnscorableArtifact("protocol_error", f"an unexpected failure report while training ({clean(kind, 40)})")
 
 
-def _predicting_failure(frame: protocol.Frame, rows: int, selection: CodeSelection) -> UnscorableArtifact:
+def _predicting_failure(frame: protocol.Frame, rows: int, selection: CodeSelection,
+                        fn: str = "predict_proba") -> UnscorableArtifact:
     """A FAILED frame once holdout rows were sent: described in the host's words only (text/README)."""
     try:
         report = frame.json()
@@ -345,11 +365,14 @@ def _predicting_failure(frame: protocol.Frame, rows: int, selection: CodeSelecti
         name = exception_name(report.get("error")) or "an exception"
         place = place_in_code(report.get("at"), selection.python_files())
         where = f" at {place}" if place else ""
-        return UnscorableArtifact("predict_error", f"predict_proba raised {name}{where} in a batch of {rows} rows "
+        return UnscorableArtifact("predict_error", f"{fn} raised {name}{where} in a batch of {rows} rows "
                                                    f"(no text of it is kept once holdout rows were sent)")
     if kind == "shape":
-        return UnscorableArtifact("wrong_shape", f"predict_proba did not return one number per row for a batch "
+        return UnscorableArtifact("wrong_shape", f"{fn} did not return one number per row for a batch "
                                                  f"of {rows} rows")
+    if kind == "dtype":
+        return UnscorableArtifact("not_numeric", f"{fn} returned text (strings), not numbers, for a batch of "
+                                                 f"{rows} rows")
     return UnscorableArtifact("protocol_error", "an unexpected failure report while predicting")
 
 
@@ -393,13 +416,13 @@ def _fresh_check(job: _Scoring, plan: BatchPlan, first: _Answers) -> tuple[str, 
         log.info("score.fresh_check_failed", run_id=job.run_id, reason=exc.reason)
         return f"failed: {exc.reason}", set(), {"status": "failed", "reason": exc.reason}, None
     assert answers.first_batch is not None and first.first_batch is not None
-    noise = float(np.max(np.abs(answers.first_batch - first.first_batch))) if len(first.first_batch) else 0.0
+    noise = float(np.max(row_change(answers.first_batch, first.first_batch))) if len(first.first_batch) else 0.0
     replayed = set(plan.batches[0].rows.tolist())
     seen = {r: v for r, v in answers.again.get(FRESH, {}).items() if r not in replayed}
     rows = np.array(sorted(seen), dtype=int)
     tol = job.options.tolerance
     allowance = tol + (NOISE_FACTOR * noise if noise > tol else 0.0)
-    change = np.abs(np.array([seen[r] for r in rows]) - first.main[rows]) if len(rows) else np.zeros(0)
+    change = row_change(np.array([seen[r] for r in rows], dtype=float), first.main[rows]) if len(rows) else np.zeros(0)
     changed = int((change > allowance).sum())
     facts: dict[str, Any] = {"rows_checked": len(rows), "rows_changed": changed,
              "max_abs_change": float(f"{change.max():.3g}") if len(rows) else 0.0,

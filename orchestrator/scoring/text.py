@@ -13,6 +13,7 @@ function defined there): a few bits, never free text.
 from __future__ import annotations
 
 import builtins
+import math
 import re
 from collections.abc import Iterable, Mapping
 
@@ -69,9 +70,10 @@ def place_in_code(frames: object, sources: Mapping[str, bytes], root: str = "/wo
     return None
 
 
-def reported_score(texts: Iterable[str], pattern: str) -> float | None:
-    """The eval score train.py printed (the task's `eval_line`), if it is a number in [0, 1]; else None:
-    a value outside [0, 1] or one that does not parse is never taken as a score."""
+def reported_score(texts: Iterable[str], pattern: str, bounded: bool = True) -> float | None:
+    """The eval score train.py printed (the task's `eval_line`), if it is a number in [0, 1] (`bounded`, a
+    metric such as AUC) or any finite number (an RMSE); else None: a value out of range or one that does
+    not parse is never taken as a score."""
     for text in texts:
         m = re.search(pattern, text)
         if m is None:
@@ -80,5 +82,7 @@ def reported_score(texts: Iterable[str], pattern: str) -> float | None:
             value = float(m.group(1))
         except (ValueError, IndexError):
             return None
+        if not bounded:
+            return value if math.isfinite(value) else None
         return value if 0.0 <= value <= 1.0 else None
     return None

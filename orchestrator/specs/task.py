@@ -15,13 +15,24 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from orchestrator import paths
 from orchestrator.failures import ConfigError
 from orchestrator.home import Home
 from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.loading import load_yaml_model
+from orchestrator.specs.tasktypes import MetricInfo, TaskType, default_metric, metric_info
 
 
 class VisibleFile(BaseModel):
@@ -73,9 +84,15 @@ class TaskSpec(BaseModel):
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$")
     kind: Literal["ml"]
     description: str = ""
-    metric: Literal["auc"]
+    #: binary (predict_proba: P(positive)), multiclass (predict_proba: one column per class of `classes`) or
+    #: regression (the contract's function: one number per row); specs/tasktypes.py lists each one's metrics
+    task_type: TaskType = "binary"
+    metric: str = Field("", description="a metric of the task type (empty: the type's default)")
     target: str
-    positive_label: str
+    positive_label: str | None = Field(None, description="binary: the label value of the positive class")
+    negative_label: str = Field("N", description="binary: the label value of the negative class")
+    classes: tuple[str, ...] | None = Field(None, description="multiclass: the label values, in the order of "
+                                                              "predict_proba's columns")
     data: str = Field(description="name of the prepared data set in the Home's data folder")
     files: TaskFiles
     repo: str = "repo"
@@ -93,6 +110,41 @@ class TaskSpec(BaseModel):
     @property
     def repo_dir(self) -> Path:
         return self.root / self.repo
+
+    @model_validator(mode="after")
+    def _typed(self) -> TaskSpec:
+        metric = self.metric or default_metric(self.task_type)
+        metric_info(self.task_type, metric)  # a ValueError names the allowed metrics
+        object.__setattr__(self, "metric", metric)  # frozen: the default filled in once, here
+        if self.task_type == "binary":
+            if self.positive_label is None:
+                raise ValueError("positive_label: a binary task names its positive label")
+            if self.positive_label == self.negative_label:
+                raise ValueError(f"positive_label and negative_label are both {self.positive_label!r}")
+        elif self.positive_label is not None:
+            raise ValueError(f"positive_label: only a binary task has one (this one is {self.task_type})")
+        if self.task_type == "multiclass":
+            if self.classes is None or len(self.classes) < 2 or len(set(self.classes)) != len(self.classes):
+                raise ValueError("classes: a multiclass task lists at least two distinct label values, in the "
+                                 "order of predict_proba's columns")
+        elif self.classes is not None:
+            raise ValueError(f"classes: only a multiclass task has them (this one is {self.task_type})")
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict:
+        # The fields added for other task types are left out at their defaults, so a binary task's dump,
+        # and with it the config hash of every run made before they existed, stays what it was.
+        data = handler(self)
+        for key, default in (("task_type", "binary"), ("negative_label", "N"), ("classes", None)):
+            if key in data and data[key] == default:
+                del data[key]
+        return data
+
+    @property
+    def metric_info(self) -> MetricInfo:
+        """The task's metric: its name, direction and standard error."""
+        return metric_info(self.task_type, self.metric)
 
     @field_validator("environment")
     @classmethod

@@ -77,3 +77,26 @@ def test_the_run_record_reads_the_scores(ledger: Ledger, runs: list[str]) -> Non
     assert row["batch_dependent"] is False and row["holdout_negatives"] == 1500
     ledger.save_score(runs[1], ScoreResult(**{**FAILED.to_json(), "dataset": "holdout"}))
     assert run_row(ledger, runs[1])["scoring_error"] == "predict_error: KeyError: 'Dest'"
+
+
+def test_the_metric_columns_round_trip_and_old_rows_become_auc(tmp_path: Path) -> None:
+    from orchestrator.ledger import MIGRATIONS
+
+    path = tmp_path / "old.sqlite"
+    assert MIGRATIONS[-1].name == "scores_metric"
+    with Ledger(path, migrations=MIGRATIONS[:-1]) as old:  # a ledger from before the metric columns
+        run = old.new_run(task="t", agent="a", budget_name="b")
+        conn = sqlite3.connect(path)
+        conn.execute("INSERT INTO scores (run_id, dataset, status, auc, auc_se, n, seconds, scored_at) "
+                      "VALUES (?, 'holdout', 'scored', 0.71, 0.004, 3000, 1.0, 0.0)", (run,))
+        conn.execute("INSERT INTO scores (run_id, dataset, status, reason, seconds, scored_at) "
+                     "VALUES (?, 'later', 'unscorable', 'oom', 1.0, 0.0)", (run,))
+        conn.commit()
+        conn.close()
+    with Ledger(path) as led:
+        got = led.scores(run)
+        assert (got["holdout"].metric, got["holdout"].score, got["holdout"].score_se) == ("auc", 0.71, 0.004)
+        assert (got["later"].metric, got["later"].score) == (None, None)
+        rmse = ScoreResult(dataset="holdout", status="scored", metric="rmse", score=12.5, score_se=0.3, n=900)
+        led.save_score(run, rmse)
+        assert led.scores(run)["holdout"] == rmse

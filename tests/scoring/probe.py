@@ -68,6 +68,7 @@ def predictions_of(client, image: str, data_dir: Path, source: str, *, rows: int
             conn = box.accept()
             deadline = time.monotonic() + 300
             assert protocol.recv_frame(conn, deadline=deadline).kind == protocol.HELLO
+            protocol.send_frame(conn, protocol.CONFIG, b'{"predict": "predict_proba", "columns": 1}', deadline=deadline)
             protocol.send_frame(conn, protocol.REPO, tar, deadline=deadline)
             assert protocol.recv_frame(conn, deadline=deadline).kind == protocol.STARTED
             frame = protocol.recv_frame(conn, deadline=deadline)

@@ -17,7 +17,7 @@ def test_runner_speaks_the_same_frames() -> None:
     frames = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, bytes)
               and len(n.value) == 1 and n.value != b"\n"}
     assert frames == {protocol.HELLO, protocol.STARTED, protocol.READY, protocol.FAILED, protocol.PREDS,
-                      protocol.REPO, protocol.BATCH, protocol.END}
+                      protocol.CONFIG, protocol.REPO, protocol.BATCH, protocol.END}
     versions = [v.value for d in ast.walk(tree) if isinstance(d, ast.Dict)
                 for k, v in zip(d.keys, d.values, strict=True)
                 if isinstance(k, ast.Constant) and k.value == "version" and isinstance(v, ast.Constant)]
