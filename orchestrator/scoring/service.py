@@ -13,6 +13,7 @@ check over every context; then the second check in a freshly started container (
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
@@ -216,7 +217,8 @@ class _Died(Exception):
 def _score_in_container(job: _Scoring, plan: BatchPlan, timer: _Timer, role: str) -> _Answers:
     """Retrain in a fresh container and answer `plan`. Raises UnscorableArtifact for the scored code's
     failures (post-mortem included), ScorerError/InfraError for ours."""
-    with tempfile.TemporaryDirectory(prefix="sbx-score-", dir=job.mount_parent) as tmp:  # bind-mounted
+    # bind-mounted; named by the scoring process, so what a process left behind is told from its neighbours'
+    with tempfile.TemporaryDirectory(prefix=f"sbx-score-{os.getpid()}-", dir=job.mount_parent) as tmp:
         sock_dir = Path(tmp)
         sock_dir.chmod(0o755)
         with ScorerContainer(job.client, job.image, sock_dir, _phase_limits(job.options, plan, job.space),

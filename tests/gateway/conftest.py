@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -53,10 +54,13 @@ def events() -> list[tuple[str, str, dict]]:
 def gateway(upstream_url: str, tmp_path: Path, ratecards: RateCards, events: list,
             monkeypatch: pytest.MonkeyPatch) -> Iterator[GatewayThread]:
     monkeypatch.setenv("SBX_TEST_KEY", KEY)
-    gw = Gateway(endpoints_for(upstream_url), socket_root=tmp_path / "sock", ratecards=ratecards,
-                 on_event=lambda run, kind, fields: events.append((run, kind, fields)))
-    with GatewayThread(gw) as thread:
-        yield thread
+    # sockets in a short folder of their own: a unix socket's path has 107 bytes at most, and a long test
+    # name under a parallel worker's tmp_path (.../popen-gw1/test_..._end0/) leaves too few of them
+    with tempfile.TemporaryDirectory(prefix="sbx-gw-") as sockets:
+        gw = Gateway(endpoints_for(upstream_url), socket_root=Path(sockets), ratecards=ratecards,
+                     on_event=lambda run, kind, fields: events.append((run, kind, fields)))
+        with GatewayThread(gw) as thread:
+            yield thread
 
 
 def uds_client(sock: Path) -> httpx.Client:

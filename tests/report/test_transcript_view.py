@@ -8,6 +8,7 @@ import gzip
 import http.client
 import json
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -75,10 +76,12 @@ class _UnixHTTP(http.client.HTTPConnection):
 def _record(tmp_path: Path, api: str, stream: bool) -> Path:
     path = {"anthropic": "/v1/messages", "openai-chat": "/v1/chat/completions", "openai-responses": "/v1/responses"}[api]
     transcript = tmp_path / f"{api}-{stream}.jsonl.gz"
-    with standin_gateway(tmp_path / f"model-{api}-{stream}", SCENARIO) as setup:
-        (tmp_path / f"s-{api}-{stream}").mkdir()
+    # the socket in a short folder: a unix socket's path has 107 bytes at most, fewer than a parallel
+    # worker's tmp_path for this test's longer names leaves
+    with standin_gateway(tmp_path / f"model-{api}-{stream}", SCENARIO) as setup, \
+            tempfile.TemporaryDirectory(prefix="sbx-view-") as sockets:
         sock = setup.host.open_run("view", ENDPOINT_OF_API[api], MODEL, ModelLimits(), transcript,
-                                   socket_path=tmp_path / f"s-{api}-{stream}" / "model.sock", seed=0,
+                                   socket_path=Path(sockets) / "model.sock", seed=0,
                                    run_date=dt.date.today(), on_event=lambda *_: None)
         for body in _bodies(api, stream):
             conn = _UnixHTTP(sock)

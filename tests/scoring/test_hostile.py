@@ -217,10 +217,11 @@ def test_the_scorer_stays_healthy_after_hostile_runs(docker_client, scorer_image
             return df["Dest"].map(RATE).astype(float).fillna(0.5).to_numpy()
     ''')
     tmp = Path(os.environ.get("TMPDIR", "/tmp"))
-    before = set(tmp.glob("sbx-score-*"))  # other scorings may run beside this test
+    own_dirs = f"sbx-score-{os.getpid()}-*"  # other processes' scorings may run beside this test
+    before = set(tmp.glob(own_dirs))
     r = score_repo(docker_client, _repo(tmp_path, fast), flight_data, image=scorer_image)
     assert r.status == "scored" and 0.5 < r.auc < 0.8
-    assert not set(tmp.glob("sbx-score-*")) - before
+    assert not set(tmp.glob(own_dirs)) - before
     mine = f"{os.uname().nodename}:{os.getpid()}"
     assert not [c for c in docker_client.containers.list(all=True, sparse=True, filters={"label": "sbx.kind=scorer"})
                 if (c.attrs.get("Labels") or {}).get("sbx.owner") == mine]
