@@ -133,10 +133,10 @@ class TaskSpec(BaseModel):
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict:
-        # The fields added for other task types are left out at their defaults, so a binary task's dump,
-        # and with it the config hash of every run made before they existed, stays what it was.
+        # The fields added for other task types, and the judge, are left out at their defaults, so a binary
+        # task's dump, and with it the config hash of every run made before they existed, stays what it was.
         data = handler(self)
-        for key, default in (("task_type", "binary"), ("negative_label", "N"), ("classes", None)):
+        for key, default in (("task_type", "binary"), ("negative_label", "N"), ("classes", None), ("judge", None)):
             if key in data and data[key] == default:
                 del data[key]
         return data
