@@ -24,7 +24,7 @@ from typing import Any
 
 from orchestrator.run.request import RunRequest
 from orchestrator.sandbox.copyout import CopyLimits
-from orchestrator.specs.task import TaskSpec
+from orchestrator.specs.task import TaskSpec, TestsTaskSpec
 
 #: RunRequest fields that go into the hash (data_dir by its content, score_options less its cpuset, copy_limits
 #: only when they are not the defaults, so the hashes of runs made before they existed stay the same)
@@ -89,15 +89,20 @@ def data_digest(data_dir: Path) -> str | None:
     return file_sha256(manifest) if manifest.is_file() else tree_sha256(data_dir)
 
 
+def task_spec(task: TaskSpec | TestsTaskSpec) -> dict[str, Any]:
+    """The task's spec as a run's config records it (`config.task.spec`)."""
+    # the judge grades a run after it ended and is never in the sandbox: not configuration (runs/judge.py)
+    spec = task.model_dump(mode="json", exclude={"judge"})
+    if isinstance(task, TaskSpec) and spec.get("environment") is None:
+        spec.pop("environment", None)
+    return spec
+
+
 def task_config(req: RunRequest) -> dict[str, Any]:
     """The task's part of the config. An ml task's environment (its pins, not only the file's name) is in
     it only when the task declares one, so the hashes of runs on the standard images stay what they were."""
-    # the judge grades a run after it ended and is never in the sandbox: not configuration (runs/judge.py)
-    spec = req.task.model_dump(mode="json", exclude={"judge"})
-    out: dict[str, Any] = {"spec": spec, "repo_sha256": tree_sha256(req.task.repo_dir)}
+    out: dict[str, Any] = {"spec": task_spec(req.task), "repo_sha256": tree_sha256(req.task.repo_dir)}
     if isinstance(req.task, TaskSpec):
-        if spec.get("environment") is None:
-            spec.pop("environment", None)
         env = req.task.python_env
         if env is not None:
             out["environment"] = {"digest": env.digest(), "python": env.python, "suite": env.suite,

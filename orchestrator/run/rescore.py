@@ -23,6 +23,7 @@ from orchestrator.gateway.closed import ClosedRun
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger, RunRecord, ScoreResult
 from orchestrator.log import get_logger
+from orchestrator.run.config import task_spec
 from orchestrator.run.evaluate import closed_model_path, save_score, score_delivered
 from orchestrator.run.request import RunRequest
 from orchestrator.scoring.options import ScoreOptions
@@ -65,10 +66,7 @@ def stored_request(home: Home, record: RunRecord, data_dir: Path | None = None,
     config: dict[str, Any] = record.meta.get("config") or {}
     task = run_task(record, tasks or {})
     stored_spec = (config.get("task") or {}).get("spec")
-    current = task.model_dump(mode="json", exclude={"judge"})  # as run/config.py's task_config records it
-    if current.get("environment") is None:  # as run/config.py's task_config records it
-        current.pop("environment", None)
-    if stored_spec is not None and stored_spec != current:
+    if stored_spec is not None and stored_spec != task_spec(task):
         log.warning("rescore.task_changed", run_id=record.run_id, task=record.task,
                     message="the task's spec differs from the one the run recorded; it is scored with today's")
     try:
