@@ -76,21 +76,26 @@ def target_args(python: str) -> list[str]:
 def ensure_wheelhouse(lock: Path, dest: Path, python: str = "3.11") -> list[Path]:
     """Make `dest` hold exactly one wheel per pin of `lock` (nothing more is fetched when it already does),
     for CPython `python` (X.Y) on Debian."""
-    pins = pinned(lock)
+    locked = _pins(lock)
+    pins = {name: version for name, (version, _) in locked.items()}
     dest.mkdir(parents=True, exist_ok=True)
-    if all(_present(dest).get(n) == v for n, v in pins.items()):
+    if _complete(pins, dest):
         return sorted(dest.glob("*.whl"))
     with one_build_at_a_time(str(dest)):
-        return _fill(pins, lock, dest, python)
+        if _complete(pins, dest):  # filled by another process while this one waited
+            return sorted(dest.glob("*.whl"))
+        return _fill(pins, {name: hashes for name, (_, hashes) in locked.items()}, lock, dest, python)
 
 
-def _fill(pins: dict[str, str], lock: Path, dest: Path, python: str) -> list[Path]:
-    if all(_present(dest).get(n) == v for n, v in pins.items()):  # filled while this process waited
-        return sorted(dest.glob("*.whl"))
+def _complete(pins: dict[str, str], dest: Path) -> bool:
+    present = _present(dest)
+    return all(present.get(n) == v for n, v in pins.items())
+
+
+def _fill(pins: dict[str, str], hashes: dict[str, list[str]], lock: Path, dest: Path, python: str) -> list[Path]:
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *target_args(python), "--dest", str(dest),
            "--platform", "any"]
     built = sdist_only(lock)
-    hashes = pinned_hashes(lock)
     wanted = {n: v for n, v in pins.items() if n not in built}
     with timed(log, "image.wheelhouse", wheels=len(pins)), tempfile.TemporaryDirectory(prefix="sbx-wh-") as tmp:
         if all(hashes[n] for n in wanted):
