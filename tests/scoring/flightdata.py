@@ -54,9 +54,15 @@ def make_flight_folder(dest: Path, *, train: int = 4000, eval: int = 2000, holdo
     sizes = {"train": train, "eval": eval, "holdout": holdout, "later": later}
     for name, (lo, hi) in PERIODS.items():
         part = _balanced(frame[(frame["_month"] >= lo) & (frame["_month"] <= hi)], sizes[name], rng)
-        if name in ("train", "eval"):
-            part.to_csv(dest / f"{name}.csv", index=False)
-        else:
-            part[FEATURES].to_csv(dest / f"{name}.features.csv", index=False)
-            part[[TARGET]].to_csv(dest / f"{name}.labels.csv", index=False)
+        write_period(dest, name, part, FEATURES, TARGET)
     return dest
+
+
+def write_period(dest: Path, name: str, part: pd.DataFrame, features: list[str], target: str) -> None:
+    """One period of a prepared data set as the scorer reads it: train and eval whole (the agent's), the
+    hidden periods as features and labels apart."""
+    if name in ("train", "eval"):
+        part.to_csv(dest / f"{name}.csv", index=False)
+    else:
+        part[features].to_csv(dest / f"{name}.features.csv", index=False)
+        part[[target]].to_csv(dest / f"{name}.labels.csv", index=False)

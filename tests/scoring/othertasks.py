@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-PERIODS = {"train": (1, 5), "eval": (6, 6), "holdout": (7, 8), "later": (9, 12)}
+from tests.scoring.flightdata import PERIODS, write_period
+
 ORIGINS = ("EWR", "JFK", "LGA")
 
 
@@ -44,12 +45,7 @@ def make_folder(dest: Path, target: str, *, sizes: dict[str, int] | None = None,
     for name, (lo, hi) in PERIODS.items():
         pool = frame[(frame["_month"] >= lo) & (frame["_month"] <= hi)]
         part = pool.loc[rng.choice(pool.index.to_numpy(), size=sizes[name], replace=False), columns]
-        part = part.reset_index(drop=True)
-        if name in ("train", "eval"):
-            part.to_csv(dest / f"{name}.csv", index=False)
-        else:
-            part[features].to_csv(dest / f"{name}.features.csv", index=False)
-            part[[target]].to_csv(dest / f"{name}.labels.csv", index=False)
+        write_period(dest, name, part.reset_index(drop=True), features, target)
     return dest
 
 
