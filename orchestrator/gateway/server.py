@@ -80,6 +80,14 @@ MAX_EVENTS_PER_RUN = 100
 #: after this many refusals the run's socket is closed: what a flood of refused calls costs the host is bounded
 #: per run (a run refused this often has long stopped making progress through its model)
 MAX_REFUSALS_PER_RUN = 256
+#: the longest path a unix socket may have (sun_path is 108 bytes with its terminating NUL)
+MAX_SOCKET_PATH_BYTES = 107
+
+
+def check_socket_path(sock: Path, what: str = "socket path") -> None:
+    """A ConfigError when `sock` is too long to bind (the kernel would refuse it with a bare OSError)."""
+    if len(os.fsencode(sock)) > MAX_SOCKET_PATH_BYTES:
+        raise ConfigError(f"{what} {sock} is longer than a unix socket allows ({MAX_SOCKET_PATH_BYTES} bytes)")
 #: transcript lines smaller than this are compressed on the event loop (a thread hop costs more)
 _INLINE_WRITE = 256 * 1024
 #: request bodies smaller than this are parsed on the event loop
@@ -237,8 +245,7 @@ class Gateway:
         price = self.ratecards.price(model, on) if self.ratecards else None
         sock = socket_path if socket_path is not None else self.socket_root / run_id / SOCKET_NAME
         folder = sock.parent
-        if len(os.fsencode(sock)) > 107:
-            raise ConfigError(f"socket path {sock} is longer than a unix socket allows (107 bytes)")
+        check_socket_path(sock)
         if socket_path is None:
             folder.mkdir(parents=True, exist_ok=True)
             folder.chmod(0o755)

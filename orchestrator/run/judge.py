@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 from orchestrator.failures import ConfigError
+from orchestrator.gateway.server import check_socket_path
 from orchestrator.ledger import RunState
 from orchestrator.ledger.judge_verdicts import JudgeVerdict
 from orchestrator.log import get_logger
@@ -146,7 +147,6 @@ def check_judge(spec: JudgeSpec, gateway: GatewayHost | None, run_id: str) -> No
     socket path that fits. A ConfigError names the fix before the run starts (a judge cannot price its calls
     without a card; a unix socket's path is at most 107 bytes, and a long judge name is part of it)."""
     import datetime as dt
-    import os
 
     if gateway is None:
         raise ConfigError(f"judge {spec.name}: its calls go through the model gateway; the run has none "
@@ -155,7 +155,7 @@ def check_judge(spec: JudgeSpec, gateway: GatewayHost | None, run_id: str) -> No
         gateway.check(spec.endpoint, spec.model, dt.datetime.now(dt.UTC).date())
     except ConfigError as exc:
         raise ConfigError(f"judge {spec.name}: {exc}") from None
-    sock = gateway.own_socket(judge_id(run_id, spec))
-    if len(os.fsencode(sock)) > 107:
-        raise ConfigError(f"judge {spec.name}: its socket path {sock} is longer than a unix socket allows "
-                          f"(107 bytes); give the judge a shorter name")
+    try:
+        check_socket_path(gateway.own_socket(judge_id(run_id, spec)), "its socket path")
+    except ConfigError as exc:
+        raise ConfigError(f"judge {spec.name}: {exc}; give the judge a shorter name") from None
