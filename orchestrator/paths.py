@@ -25,6 +25,16 @@ def images_root() -> Path:
     return REPO_ROOT / "images"
 
 
+#: programs that run inside containers (orchestrator/incontainer/): read as text and handed in, never imported
+INCONTAINER_DIR = Path(__file__).resolve().parent / "incontainer"
+
+
+def incontainer_source(name: str) -> str:
+    """The source of the in-container program `name` (a file of orchestrator/incontainer/), as the host hands
+    it to a container. Read, not imported: the host never imports these modules (pyproject.toml's contract)."""
+    return (INCONTAINER_DIR / name).read_text()
+
+
 #: the stand-in model's shipped scenarios (package data, so found from an installed package too)
 SCENARIOS_DIR = Path(__file__).resolve().parent / "model" / "scenarios"
 #: what `sbx model serve` plays when given no --scenario: the CI scenario the endpoints file's stand-in is for
