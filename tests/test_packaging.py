@@ -247,3 +247,17 @@ def test_an_installed_sbx_plans_a_shipped_study_and_builds_the_same_images(insta
     code = ("from orchestrator.images.build import input_hash; "
             "print(' '.join(input_hash(t, 'sha256:base') for t in ('sandbox', 'scorer')))")
     assert installed.python(code).split() == [input_hash(t, "sha256:base") for t in ("sandbox", "scorer")]
+
+
+@pytest.mark.slow
+@pytest.mark.docker
+def test_an_installed_sbx_runs_the_smoke_check_in_the_checkout_s_image(installed: Installed, sandbox_image: str) -> None:
+    """`sbx smoke` from the wheel: it prepares the task's data into its Home and runs the starting code in
+    the sandbox image the checkout built (the same tag: the recipes are the same bytes)."""
+    proc = installed.sbx("data", "prepare", "--json")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    proc = installed.sbx("smoke", "--json", timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    result = json.loads(proc.stdout)
+    assert result["ok"] and result["image"] == sandbox_image and result["whoami"] == "1000"
+    assert result["interfaces"] == ["lo"] and 0.5 < result["eval_auc"] < 1.0
