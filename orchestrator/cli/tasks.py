@@ -99,7 +99,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="tasks folder (default: the repository's tasks/)")
     p.add_argument("--cache", type=Path, default=None,
-                   help="wheelhouses, sdists and task trees (default: $SBX_CACHE, else <repo>/.cache)")
+                   help="wheelhouses, sdists and task trees (default: $SBX_CACHE, else the checkout's .cache, "
+                   "else ~/.cache/sbx)")
 
 
 def _cache(args: argparse.Namespace) -> Path:

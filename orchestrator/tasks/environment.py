@@ -59,9 +59,8 @@ class BuiltEnvImage:
 
 
 def default_cache() -> Path:
-    """Where wheelhouses, downloaded sdists and materialised task trees are kept: $SBX_CACHE, else
-    <repo>/.cache (gitignored)."""
-    return Path(os.environ.get("SBX_CACHE") or paths.REPO_ROOT / ".cache")
+    """Where wheelhouses, downloaded sdists and materialised task trees are kept (`paths.cache_root`)."""
+    return paths.cache_root()
 
 
 def _wheel_name_version(filename: str) -> tuple[str, str]:
