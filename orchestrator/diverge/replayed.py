@@ -28,7 +28,6 @@ from orchestrator.ledger import Ledger
 from orchestrator.ledger.replays import ReplayRow
 from orchestrator.specs.transcript import CallRecord
 
-
 #: the class of a first difference, from the keys of its location in the normalised response (first match):
 #: the same classes as `sbx replay`'s answers (diverge/replay.py CLASSES), and `other` (ids left, usage, ...)
 _CLASS_KEYS: tuple[tuple[str, frozenset[str]], ...] = (
