@@ -32,24 +32,33 @@ from orchestrator.specs.transcript import CallRecord
 #: the same classes as `sbx replay`'s answers (diverge/replay.py CLASSES), and `other` (ids left, usage, ...)
 _CLASS_KEYS: tuple[tuple[str, frozenset[str]], ...] = (
     ("tool_arguments", frozenset({"arguments", "partial_json", "input"})),
-    ("tool_call", frozenset({"name", "tool_calls", "tool_use", "function", "function_call", "call_id"})),
+    ("tool_call", frozenset({"name", "type", "tool_calls", "function", "call_id"})),
     ("stop_reason", frozenset({"stop_reason", "finish_reason", "status", "stop_sequence", "incomplete_details"})),
     ("text", frozenset({"text", "content", "delta", "message", "output_text", "refusal"})),
 )
+#: blocks and items that are tool calls (Anthropic, Responses)
+_TOOL_TYPES = frozenset({"tool_use", "function_call", "custom_tool_call", "local_shell_call"})
 _STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
 
 
 def _steps(path: str) -> list[str | int]:
-    return [key if key is not None else int(i) for key, i in _STEP.findall(path)]
+    return [key if key else int(i) for key, i in _STEP.findall(path)]
 
 
-def difference_class(path: str) -> str:
-    """The class of a difference at `path` (e.g. 'response.body.content[1].input.command': tool_arguments).
-    Only what the model said is classed: the body, or a stream's events' data; the HTTP status, the outcome
-    and a stream's event names are `other`."""
+def _is_tool_call(value: Any) -> bool:
+    return isinstance(value, dict) and (value.get("type") in _TOOL_TYPES or "function" in value)
+
+
+def difference_class(path: str, a: Any = None, b: Any = None) -> str:
+    """The class of a difference at `path` (e.g. 'response.body.content[1].input.command': tool_arguments),
+    `a`/`b` the two sides' values there (a block one side has and the other lacks is a tool call when it is
+    one). Only what the model said is classed: the body, or a stream's events' data; the HTTP status, the
+    outcome and a stream's event names are `other`."""
     steps = _steps(path)
     if not steps or steps[0] not in ("body", "events") or (steps[0] == "events" and steps[2:3] != [1]):
         return "other"
+    if _is_tool_call(a) or _is_tool_call(b):
+        return "tool_call"
     keys = {k for k in steps[1:] if isinstance(k, str)}
     return next((name for name, marks in _CLASS_KEYS if keys & marks), "other")
 
@@ -82,7 +91,7 @@ def first_difference(base: Any, other: Any) -> FirstDifference | None:
     position = None
     if isinstance(a, str) and isinstance(b, str):
         position = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    return FirstDifference(where, difference_class(where), position)
+    return FirstDifference(where, difference_class(where, a, b), position)
 
 
 @dataclass(frozen=True)

@@ -255,7 +255,8 @@ def test_cli_compares_replays_with_diverge_normalisation(setup, capsys: pytest.C
     text = capsys.readouterr().out
     assert f"{k:>8} {replay['distinct']:>8} {replay['identical_to_original']:>9}  tool_arguments" in text
     assert f"first differ at {where} (tool_arguments) at character {differing[0]['position']}" in text
-    print(text)
+    with capsys.disabled():
+        print("\n" + text)
     # refused: no --call and no --compare; --call without --times; a run with no stored replay
     assert main([*base]) == 2 and main([*base, "--call", "0"]) == 2
     from orchestrator.home import Home
@@ -285,5 +286,11 @@ def test_difference_classes_of_normalised_locations() -> None:
                          {"body": {"content": [{"type": "text", "text": "help"}]}})
     assert d is not None and (d.where, d.difference_class, d.position) == ("response.body.content[0].text", "text", 3)
     assert first_difference({"body": {"a": 1}}, {"body": {"a": 1}}) is None
+    text = {"type": "text", "text": "done"}
+    tool = {"type": "tool_use", "id": "<toolu#0>", "name": "Bash", "input": {"command": "ls"}}
+    d = first_difference({"body": {"content": [text]}}, {"body": {"content": [text, tool]}})
+    assert d is not None and (d.where, d.difference_class, d.position) == ("response.body.content[1]", "tool_call", None)
+    d = first_difference({"body": {"content": [text]}}, {"body": {"content": [tool]}})   # text where a call was
+    assert d is not None and (d.where, d.difference_class) == ("response.body.content[0].type", "tool_call")
     d = first_difference({"body": {"stop_reason": "end_turn"}}, {"body": {"stop_reason": "tool_use"}})
     assert d is not None and (d.difference_class, d.position) == ("stop_reason", 0)
