@@ -69,3 +69,28 @@ def test_a_job_carries_the_judge_and_its_digest(tmp_path: Path) -> None:
     with pytest.raises(DataError, match=r"judge j is sha256:[0-9a-f]{64} here, but the job says"):
         job_request(home, changed, slot, task)
     assert job_request(home, replace(job, judge=None, judge_digest=None), slot, task).judge is task.judge  # none
+
+
+def test_a_resumed_study_writes_a_failed_runs_missing_judge_row(tmp_path: Path) -> None:
+    """The driver stopped after a run failed as the agent's but before its judge's `not_delivered` row was
+    written: the next `sbx study run` finishes that run (a `finish` job), and only that."""
+    from orchestrator.home import Home
+    from orchestrator.ledger import Ledger, RunState
+    from orchestrator.ledger.judge_verdicts import NOT_DELIVERED, JudgeVerdict
+    from orchestrator.study.runner import StudyRunner, open_study
+
+    spec = _study(tmp_path)
+    assert spec.judge is not None
+    home = Home(tmp_path / "home")
+    with Ledger(home.ledger_path, create=True) as ledger:
+        runner = StudyRunner(spec, home, ledger, None, None)  # type: ignore[arg-type]  # pending() uses no backend
+        runner.study_id = open_study(ledger, spec)
+        (job,) = runner.pending()
+        for to in (RunState.STARTING, RunState.RUNNING):
+            ledger.advance(job.run_id, to)
+        ledger.advance(job.run_id, RunState.FAILED, failure_class="agent", reason="agent_crashed: exit 3")
+        (again,) = runner.pending()
+        assert (again.run_id, again.phase, again.judge_digest) == (job.run_id, "finish", spec.judge.digest())
+        ledger.save_judge_verdict(JudgeVerdict(job.run_id, "j", "standin-chat", MODEL, None, NOT_DELIVERED, 0, False,
+                                               0, 0, None, None, 0.0, spec_sha256=spec.judge.digest()))
+        assert runner.pending() == []
