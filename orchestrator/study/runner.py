@@ -35,6 +35,7 @@ from orchestrator.failures import ConfigError, DataError, InfraError, SbxError
 from orchestrator.home import Home
 from orchestrator.ledger import FailureClass, Ledger, RunRecord, RunState
 from orchestrator.log import get_logger
+from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.study import StudySpec
 from orchestrator.study.backend import Backend, RunJob, RunOutcome, Slot
 from orchestrator.study.planner import PlannedRun, plan, seed_of
@@ -194,7 +195,8 @@ class StudyRunner:
                       phase=phase, options=dict(p.options), endpoint=p.endpoint,
                       endpoints_file=str(self.endpoints_file.resolve()) if self.endpoints_file and files else None,
                       ratecards_dir=str(self.ratecards_dir.resolve()) if self.ratecards_dir and files else None,
-                      judge=judge, **inputs)
+                      judge=judge, judge_digest=JudgeSpec.model_validate(judge).digest() if judge else None,
+                      **inputs)
 
     def _judge(self, inputs: dict[str, Any]) -> dict[str, Any] | None:
         """The run's judge as JSON: the study's, else the one its task (as validated) names."""
@@ -218,7 +220,7 @@ class StudyRunner:
         return not set(self.spec.datasets) <= set(self.ledger.scores(run.run_id))
 
     def _needs_judge(self, planned: PlannedRun, run: RunRecord) -> bool:
-        """An audited run whose judge gave no verdict row yet (the driver stopped between its steps)."""
+        """An audited (or counted failed) run whose judge has no row yet (the driver stopped between its steps)."""
         judge = self._judge(self._inputs(planned.task))
         return judge is not None and not any(v.judge == judge["name"] for v in self.ledger.judge_verdicts([run.run_id]))
 
@@ -250,6 +252,8 @@ class StudyRunner:
                 jobs.append(self._job(planned, run.run_id, "finish"))
             elif status == RunState.AUDITED and (self._needs_datasets(run) or self._needs_judge(planned, run)):
                 jobs.append(self._job(planned, run.run_id, "finish"))
+            elif status == RunState.FAILED and run.counted and self._needs_judge(planned, run):
+                jobs.append(self._job(planned, run.run_id, "finish"))  # its judge's row (run/judge.py)
             elif (status == RunState.FAILED and run.failure_class is not None and run.failure_class.retryable
                   and attempt <= self.spec.infra_retries):
                 jobs.append(self._job(planned, self.ledger.retry(run.run_id), "run"))
