@@ -43,8 +43,10 @@ def test_serve_with_no_scenario_plays_the_shipped_one() -> None:
         reap(proc)
 
 
-def test_the_help_lists_the_shipped_scenarios_and_a_wrong_name_names_them(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_help_lists_the_shipped_scenarios_and_a_wrong_name_names_them(capsys: pytest.CaptureFixture[str],
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     assert DEFAULT_SCENARIO in shipped_scenarios()
+    monkeypatch.setenv("COLUMNS", "1000")  # argparse wraps at the terminal's width, breaking names at hyphens
     with pytest.raises(SystemExit):
         build_parser().parse_args(["model", "serve", "--help"])
     out = capsys.readouterr().out
