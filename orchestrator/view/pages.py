@@ -33,6 +33,7 @@ def environment() -> Environment:
     """The report's environment (autoescape on, undefined names fail), loading the viewer's templates first
     and the report's after them (the transcript's calls are the report's template)."""
     base = report_environment()
+    assert base.loader is not None  # the report's PackageLoader
     return base.overlay(loader=ChoiceLoader([PackageLoader("orchestrator.view", "templates"), base.loader]))
 
 

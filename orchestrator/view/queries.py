@@ -97,8 +97,8 @@ def pairing_results(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[s
     SELECT l.pairing, count(*) AS runs, count({_HOLDOUT}) AS scored, SUM(l.status = 'failed') AS failed,
         SUM({_compliance("l")["flagged"]}) AS flagged, AVG({_HOLDOUT}) AS mean_holdout,
         MAX({_HOLDOUT}) AS best_holdout,
-        SUM(o.passed IS NOT NULL OR (json_extract(l.meta_json, '$.task_kind') = 'tests'
-                                     AND l.failure_class = 'agent')) AS graded,
+        SUM(CASE WHEN o.passed IS NOT NULL OR (json_extract(l.meta_json, '$.task_kind') = 'tests'
+                                               AND l.failure_class = 'agent') THEN 1 ELSE 0 END) AS graded,
         SUM(COALESCE(o.passed, 0)) AS passed,
         (SELECT l2.run_id FROM latest l2 JOIN scores s ON s.run_id = l2.run_id AND s.dataset = 'holdout'
          WHERE l2.pairing = l.pairing AND {_HOLDOUT} IS NOT NULL
