@@ -38,21 +38,23 @@ def chromium() -> str:
 
 
 @pytest.fixture
-def sbx_view(built: Built) -> Iterator[str]:
+def sbx_view(built: Built, tmp_path: Path) -> Iterator[str]:
     """`sbx view --port 0` in its own process; yields the URL it prints."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-    proc = subprocess.Popen([sys.executable, "-m", "orchestrator", "--home", str(built.home.root), "view",
-                             "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        found = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        assert found, f"sbx view printed {line!r}; stderr: {proc.stderr.read() if proc.stderr else ''}"
-        yield found[0]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-    assert proc.returncode == 0, "sbx view stops cleanly on SIGTERM"
+    log = tmp_path / "view.log"
+    with log.open("w") as err, subprocess.Popen(
+            [sys.executable, "-m", "orchestrator", "--home", str(built.home.root), "view", "--port", "0"],
+            stdout=subprocess.PIPE, stderr=err, text=True, env=env) as proc:
+        try:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            found = re.search(r"http://127\.0\.0\.1:\d+/", line)
+            assert found, f"sbx view printed {line!r}; stderr: {log.read_text()}"
+            yield found[0]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    assert proc.returncode == 0, f"sbx view stops cleanly on SIGTERM; stderr: {log.read_text()}"
 
 
 def _shot(page: object, tmp_path: Path, name: str) -> None:

@@ -40,7 +40,8 @@ def _get(server: ViewServer, path: str) -> tuple[int, dict[str, str], str]:
         with urllib.request.urlopen(server.url.rstrip("/") + path, timeout=30) as resp:
             return resp.status, dict(resp.headers), resp.read().decode()
     except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read().decode()
+        with exc:
+            return exc.code, dict(exc.headers), exc.read().decode()
 
 
 def _parse(body: str) -> _Page:
@@ -137,7 +138,8 @@ def test_bad_addresses_and_methods(built: Built, viewer: ViewServer) -> None:
     req = urllib.request.Request(viewer.url + "run/x", data=b"x", method="POST")
     with pytest.raises(urllib.error.HTTPError) as err:
         urllib.request.urlopen(req, timeout=30)
-    assert err.value.code == 405
+    with err.value:
+        assert err.value.code == 405
 
 
 def test_the_viewer_listens_on_loopback_only(viewer: ViewServer) -> None:
