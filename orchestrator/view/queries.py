@@ -21,17 +21,31 @@ from orchestrator.study.progress import STATE_BUCKETS
 #: runs on one page of the run list
 PAGE_SIZE = 50
 
-#: the latest attempt of each (task, pairing, repeat) of study `:study` (the UNIQUE index on
-#: (study_id, task, pairing, repeat, attempt) answers the inner MAX)
-_LATEST = """latest AS (
-    SELECT r.* FROM runs r WHERE r.study_id = :study AND r.attempt = (
-        SELECT MAX(r2.attempt) FROM runs r2 WHERE r2.study_id = r.study_id AND r2.task = r.task
-        AND r2.pairing = r.pairing AND r2.repeat = r.repeat))"""
+#: the latest attempt of each (task, pairing, repeat) of study `:study`: one scan of the UNIQUE index on
+#: (study_id, task, pairing, repeat, attempt) for the MAX, joined back by the same key
+_LATEST = """top AS (
+    SELECT task, pairing, repeat, MAX(attempt) AS attempt FROM runs WHERE study_id = :study
+    GROUP BY task, pairing, repeat),
+latest AS (
+    SELECT r.* FROM top JOIN runs r ON r.study_id = :study AND r.task = top.task AND r.pairing = top.pairing
+    AND r.repeat = top.repeat AND r.attempt = top.attempt)"""
 
 #: the verdict in force of one rule's latest audit `a`: the latest override against its rule version, else its own
 _FINAL_VERDICT = """COALESCE((SELECT o.verdict FROM audit_overrides o WHERE o.run_id = a.run_id AND o.rule = a.rule
     AND o.rule_version = a.rule_version ORDER BY o.id DESC LIMIT 1), a.verdict)"""
-_LATEST_AUDIT = "a.id = (SELECT MAX(b.id) FROM audits b WHERE b.run_id = a.run_id AND b.rule = a.rule)"
+
+
+def _verdicts(runs: str) -> str:
+    """CTEs ending in `verdicts`: per audited run of `runs` (a SELECT of run ids), its rules (n), the rules
+    that decide compliance (deciding), and those of them whose verdict in force is not clear (bad). One
+    pass over the audits index (run_id, rule), whose entries carry the row id MAX needs."""
+    decides = f"a.rule NOT IN ({_reported_only()})"
+    return f"""last AS (SELECT run_id, rule, MAX(id) AS id FROM audits WHERE run_id IN ({runs}) GROUP BY run_id, rule),
+verdicts AS (
+    SELECT a.run_id, count(*) AS n, SUM({decides}) AS deciding,
+    SUM({decides} AND {_FINAL_VERDICT} <> 'clear') AS bad
+    FROM last JOIN audits a ON a.id = last.id GROUP BY a.run_id)"""
+
 
 #: the number a run is ranked by: its holdout score in the task's metric (an AUC for a row written before
 #: metrics had names), as ScoreResult reads it
@@ -78,24 +92,23 @@ def pairing_states(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[st
     return dict(sorted(out.items()))
 
 
-def _compliance(run: str) -> dict[str, str]:
-    """SQL conditions on run alias `run`, as `compliant` in orchestrator/run/record.py: unaudited (no audit
-    record: None), compliant (every deciding rule's verdict in force clear, and at least one: True), flagged
-    (audited and not compliant: False; an `error` or `unanalysable` verdict fails it as a flag does)."""
-    audited = f"EXISTS (SELECT 1 FROM audits a WHERE a.run_id = {run}.run_id)"
-    deciding = f"a.run_id = {run}.run_id AND {_LATEST_AUDIT} AND a.rule NOT IN ({_reported_only()})"
-    compliant = (f"(EXISTS (SELECT 1 FROM audits a WHERE {deciding}) AND NOT EXISTS (SELECT 1 FROM audits a"
-                 f" WHERE {deciding} AND {_FINAL_VERDICT} <> 'clear'))")
-    return {"unaudited": f"NOT {audited}", "compliant": compliant, "flagged": f"({audited} AND NOT {compliant})"}
+#: conditions on `v` (a row of `verdicts` LEFT JOINed to a run), as `compliant` in orchestrator/run/record.py:
+#: unaudited (no audit record: None), compliant (every deciding rule's verdict in force clear, and at least
+#: one: True), flagged (audited and not compliant: False; `error` or `unanalysable` fails it as a flag does)
+_COMPLIANCE = {
+    "unaudited": "v.run_id IS NULL",
+    "compliant": "(v.deciding > 0 AND v.bad = 0)",
+    "flagged": "(v.run_id IS NOT NULL AND NOT (v.deciding > 0 AND v.bad = 0))",
+}
 
 
 def pairing_results(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[str, Any]]:
     """`study_results` (the study's final table) in one statement: per pairing over the latest attempts,
     runs, scored, failed, flagged (not compliant), mean and best holdout score, graded and passed, and the
     run with the best holdout score."""
-    sql = f"""WITH {_LATEST}
+    sql = f"""WITH {_LATEST}, {_verdicts("SELECT run_id FROM latest")}
     SELECT l.pairing, count(*) AS runs, count({_HOLDOUT}) AS scored, SUM(l.status = 'failed') AS failed,
-        SUM({_compliance("l")["flagged"]}) AS flagged, AVG({_HOLDOUT}) AS mean_holdout,
+        SUM({_COMPLIANCE["flagged"]}) AS flagged, AVG({_HOLDOUT}) AS mean_holdout,
         MAX({_HOLDOUT}) AS best_holdout,
         SUM(CASE WHEN o.passed IS NOT NULL OR (json_extract(l.meta_json, '$.task_kind') = 'tests'
                                                AND l.failure_class = 'agent') THEN 1 ELSE 0 END) AS graded,
@@ -104,7 +117,7 @@ def pairing_results(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[s
          WHERE l2.pairing = l.pairing AND {_HOLDOUT} IS NOT NULL
          ORDER BY {_HOLDOUT} DESC, l2.run_id LIMIT 1) AS best_run
     FROM latest l LEFT JOIN scores s ON s.run_id = l.run_id AND s.dataset = 'holdout'
-    LEFT JOIN outcomes o ON o.run_id = l.run_id
+    LEFT JOIN outcomes o ON o.run_id = l.run_id LEFT JOIN verdicts v ON v.run_id = l.run_id
     GROUP BY l.pairing ORDER BY l.pairing"""
     out: dict[str, dict[str, Any]] = {}
     for row in conn.execute(sql, {"study": study_id}):
@@ -118,7 +131,7 @@ def pairing_results(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[s
     return out
 
 
-#: the verdict filters of the run list: the run's `compliant` (see `_compliance`)
+#: the verdict filters of the run list: the run's `compliant` (see `_COMPLIANCE`)
 VERDICTS: tuple[str, ...] = ("flagged", "compliant", "unaudited")
 SORTS: dict[str, str] = {
     "created": "r.created_at, r.rowid",
@@ -127,7 +140,6 @@ SORTS: dict[str, str] = {
     "pairing": "r.pairing, r.task, r.repeat, r.attempt, r.rowid",
     "state": "r.status, r.rowid",
 }
-_VERDICT_WHERE = _compliance("r")
 
 
 @dataclass(frozen=True)
@@ -154,21 +166,27 @@ def run_page(conn: sqlite3.Connection, q: RunQuery, *, size: int = PAGE_SIZE) ->
     """The ids of one page of runs (every attempt) that match `q`, in its order, and how many match."""
     if q.sort not in SORTS:
         raise ValueError(f"sort must be one of {', '.join(SORTS)}")
-    if q.verdict is not None and q.verdict not in _VERDICT_WHERE:
+    if q.verdict is not None and q.verdict not in _COMPLIANCE:
         raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}")
     where, args = [], []
     for column, value in (("r.study_id", q.study_id), ("r.pairing", q.pairing), ("r.status", q.state)):
         if value is not None:
             where.append(f"{column} = ?")
             args.append(value)
+    cte, joins = "", ""
     if q.verdict is not None:
-        where.append(_VERDICT_WHERE[q.verdict])
+        # the verdicts of the runs the other filters leave, then the filter on them
+        runs = "SELECT r.run_id FROM runs r" + (f" WHERE {' AND '.join(where)}" if where else "")
+        cte, joins = f"WITH {_verdicts(runs)} ", " LEFT JOIN verdicts v ON v.run_id = r.run_id"
+        args = [*args, *args]
+        where.append(_COMPLIANCE[q.verdict])
     cond = f" WHERE {' AND '.join(where)}" if where else ""
-    total = conn.execute(f"SELECT count(*) FROM runs r{cond}", args).fetchone()[0]
+    total = conn.execute(f"{cte}SELECT count(*) FROM runs r{joins}{cond}", args).fetchone()[0]
     pages = max(1, -(-total // size))
     page = min(max(1, q.page), pages)
-    scored = " LEFT JOIN scores s ON s.run_id = r.run_id AND s.dataset = 'holdout'" if "score" in q.sort else ""
-    rows = conn.execute(f"SELECT r.run_id FROM runs r{scored}{cond} ORDER BY {SORTS[q.sort]} LIMIT ? OFFSET ?",
+    if "score" in q.sort:
+        joins += " LEFT JOIN scores s ON s.run_id = r.run_id AND s.dataset = 'holdout'"
+    rows = conn.execute(f"{cte}SELECT r.run_id FROM runs r{joins}{cond} ORDER BY {SORTS[q.sort]} LIMIT ? OFFSET ?",
                         [*args, size, (page - 1) * size]).fetchall()
     return RunPage([row[0] for row in rows], total, page, pages)
 
