@@ -20,6 +20,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--port", type=int, default=DEFAULT_PORT,
                    help=f"port on 127.0.0.1 (default {DEFAULT_PORT}; 0 picks a free one)")
+    # `sbx view --home DIR` as well as `sbx --home DIR view`; SUPPRESS keeps the global one when not given
+    p.add_argument("--home", default=argparse.SUPPRESS, metavar="DIR",
+                   help="where sbx keeps its state (as `sbx --home`)")
     add_ledger(p)
     p.set_defaults(handler=_view)
 

@@ -43,7 +43,7 @@ def sbx_view(built: Built, tmp_path: Path) -> Iterator[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     log = tmp_path / "view.log"
     with log.open("w") as err, subprocess.Popen(
-            [sys.executable, "-m", "orchestrator", "--home", str(built.home.root), "view", "--port", "0"],
+            [sys.executable, "-m", "orchestrator", "view", "--home", str(built.home.root), "--port", "0"],
             stdout=subprocess.PIPE, stderr=err, text=True, env=env) as proc:
         try:
             assert proc.stdout is not None
