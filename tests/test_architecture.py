@@ -156,7 +156,7 @@ def test_every_command_that_reports_takes_json(argv: str) -> None:
 
 
 @pytest.mark.parametrize("argv", ["run", "show x", "rescore", "audit x", "study run x", "study status x",
-                                  "export x", "gc", "report x"])
+                                  "export x", "gc", "report x", "view"])
 def test_every_command_that_reads_the_ledger_takes_ledger(argv: str) -> None:
     from orchestrator.cli import build_parser
 

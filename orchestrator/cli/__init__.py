@@ -63,6 +63,7 @@ _GROUPS = (
     "orchestrator.cli.model",
     "orchestrator.cli.endpoints",
     "orchestrator.cli.tasks",
+    "orchestrator.cli.view",
 )
 
 

@@ -261,6 +261,13 @@ def _status_text(name: str, status: dict[str, Any], holder: int | None) -> str:
     lines.append(f"  {'pairing':<24}" + "".join(f"{c:>9}" for c in cols))
     for pairing, counts in status["pairings"].items():
         lines.append(f"  {pairing:<24}" + "".join(f"{counts.get(c, 0):>9}" for c in cols))
+    from orchestrator.ledger.fields import short_run_id
+
+    for what in ("running", "failed"):  # the ids `sbx view` opens at /run/ID (and `sbx show ID`), ten at most
+        ids = status.get(f"{what}_runs") or []
+        if ids:
+            lines.append(f"  {what}: " + " ".join(map(short_run_id, ids[:10])) + (" ..." if len(ids) > 10 else ""))
+    lines.append(f"every run: `sbx view`, then /study/{name} (a run: /run/ID)")
     return "\n".join(lines)
 
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from orchestrator.failures import LedgerBusy, LedgerError
 from orchestrator.ledger.schema import Migration
@@ -39,6 +40,29 @@ def connect(path: Path, *, busy_timeout_s: float = 30.0) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def connect_read_only(path: Path, *, busy_timeout_s: float = 30.0) -> sqlite3.Connection:
+    """A connection that cannot write (SQLite's `mode=ro`): for readers that must never change the ledger,
+    such as `sbx view`. It reads a WAL ledger while a study writes it; it sets no journal mode (that is a
+    write) and migrates nothing."""
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False, timeout=busy_timeout_s)
+    conn.row_factory = sqlite3.Row
+    conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s * 1000)}")
+    return conn
+
+
+def check_current(conn: sqlite3.Connection, migrations: Sequence[Migration]) -> None:
+    """Refuse, without writing, a database whose migrations are not exactly `migrations` (a reader cannot
+    migrate it)."""
+    recorded = _recorded(conn)
+    if recorded != [m.name for m in migrations]:
+        raise LedgerError(
+            f"the ledger's schema ({len(recorded or [])} migrations) is not this sbx's ({len(migrations)}): "
+            "any sbx command that writes (e.g. `sbx study status`) migrates an older one; a newer one needs "
+            "a newer sbx"
+        )
 
 
 @contextmanager

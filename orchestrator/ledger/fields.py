@@ -51,6 +51,12 @@ HEX_AT = len("r-yyyymmddHHMMSS-") + 1
 HEX_TAIL = f"substr(run_id, {HEX_AT})"
 
 
+def short_run_id(run_id: str) -> str:
+    """The run id's random hex tail: what people type (`sbx show abc123`, `sbx view`'s /run/abc123); the
+    ledger finds a run by it (`Ledger.find_run`, on the hex-tail index)."""
+    return run_id[HEX_AT - 1:] if run_id.startswith("r-") and len(run_id) > HEX_AT else run_id
+
+
 def prefix_range(prefix: str) -> tuple[str, str | None]:
     """Bounds [low, high) of the strings that start with `prefix`, for a range query on an index.
 

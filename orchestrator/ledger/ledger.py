@@ -94,17 +94,24 @@ class Ledger:
         create: bool = True,
         busy_timeout_s: float = 30.0,
         migrations: Sequence[Migration] = MIGRATIONS,
+        read_only: bool = False,
     ) -> None:
+        """`read_only`: open with SQLite's `mode=ro` (every write fails in SQLite itself); the ledger must
+        exist and be at this sbx's schema, since a reader does not migrate."""
         self.path = Path(path)
         if not self.path.exists():
-            if not create:
+            if not create or read_only:
                 raise LedgerUnavailable(f"no ledger at {self.path}")
             self.path.parent.mkdir(parents=True, exist_ok=True)
         self._pid = os.getpid()
         self._lock = threading.RLock()
-        self._conn: sqlite3.Connection | None = db.connect(self.path, busy_timeout_s=busy_timeout_s)
+        connect = db.connect_read_only if read_only else db.connect
+        self._conn: sqlite3.Connection | None = connect(self.path, busy_timeout_s=busy_timeout_s)
         try:
-            db.migrate(self._conn, migrations)
+            if read_only:
+                db.check_current(self._conn, migrations)
+            else:
+                db.migrate(self._conn, migrations)
         except BaseException:
             self.close()
             raise

@@ -323,10 +323,16 @@ def _call(v: CallView) -> dict[str, Any]:
     }
 
 
+def page_calls(views: list[CallView]) -> list[dict[str, Any]]:
+    """The calls as templates/transcript_calls.html.j2 shows them (this page and `sbx view`'s run page)."""
+    return [_call(v) for v in views]
+
+
 def html_page(views: list[CallView], *, title: str, summary: dict[str, Any]) -> str:
     """A self-contained page: the run's numbers, a table of calls, then each call in full."""
     return render_page("transcript.html.j2", title=title, summary=[(str(k), str(v)) for k, v in summary.items()],
-                       calls=[_call(v) for v in views])
+                       calls=page_calls(views))
 
 
-__all__ = ["CallView", "Part", "call_views", "html_page", "request_parts", "response_parts", "text_lines"]
+__all__ = ["CallView", "Part", "call_views", "html_page", "page_calls", "request_parts", "response_parts",
+           "text_lines"]

@@ -15,11 +15,17 @@ from rich.live import Live
 from rich.table import Table
 
 from orchestrator.ledger import Ledger
+from orchestrator.ledger.fields import short_run_id
 from orchestrator.log import get_logger
 from orchestrator.study.backend import RunOutcome
 from orchestrator.study.runner import Tally, latest_attempts
 
 log = get_logger(__name__)
+
+
+#: the five columns of a study's status, from the run states
+STATE_BUCKETS = {"planned": "planned", "starting": "running", "running": "running", "delivered": "scoring",
+                 "scored": "scoring", "audited": "done", "failed": "failed", "cancelled": "failed"}
 
 
 def study_status(ledger: Ledger, study_id: str) -> dict[str, Any]:
@@ -31,14 +37,16 @@ def study_status(ledger: Ledger, study_id: str) -> dict[str, Any]:
     cpu = sum(run.cpu_seconds_container or 0.0 for run in runs)
     per: dict[str, Counter[str]] = defaultdict(Counter)
     per_task: dict[str, Counter[str]] = defaultdict(Counter)
+    ids: dict[str, list[str]] = defaultdict(list)  # the running and the failed runs, for `sbx view /run/ID`
     for (task, pairing, _), run in latest.items():
-        state = str(run.status)
-        bucket = {"planned": "planned", "starting": "running", "running": "running", "delivered": "scoring",
-                  "scored": "scoring", "audited": "done", "failed": "failed", "cancelled": "failed"}[state]
+        bucket = STATE_BUCKETS[str(run.status)]
         per[pairing][bucket] += 1
         per_task[task][bucket] += 1
+        if bucket in ("running", "failed"):
+            ids[bucket].append(run.run_id)
     out: dict[str, Any] = {"pairings": {k: dict(v) for k, v in sorted(per.items())}, "runs": len(latest),
-                           "attempts": attempts, "cpu_seconds": round(cpu, 1)}
+                           "attempts": attempts, "cpu_seconds": round(cpu, 1),
+                           "running_runs": sorted(ids["running"]), "failed_runs": sorted(ids["failed"])}
     if len(per_task) > 1:
         out["tasks"] = {k: dict(v) for k, v in sorted(per_task.items())}
     return out
@@ -54,6 +62,9 @@ def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for pairing, rows in per.items():
         scores = [r["holdout_score"] for r in rows if r["holdout_score"] is not None]
+        # the best-scoring run (ties: the smallest id), the one `sbx view` opens at /run/ID
+        best = min((r for r in rows if r["holdout_score"] is not None),
+                   key=lambda r: (-r["holdout_score"], r["run_id"]), default=None)
         out[pairing] = {
             "runs": len(rows), "scored": len(scores),
             "failed": sum(r["status"] == "failed" for r in rows),
@@ -63,6 +74,7 @@ def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
             # tests tasks: graded runs and passes (a fail is an outcome, not a failed run)
             "graded": sum(r["outcome"] is not None for r in rows),
             "passed": sum(r["outcome"] is True for r in rows),
+            "best_run": best["run_id"] if best else None,
         }
     return out
 
@@ -70,14 +82,18 @@ def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
 def result_table(name: str, results: dict[str, dict[str, Any]]) -> str:
     """The short table a finished study prints: one line per pairing."""
     cols: tuple[str, ...] = ("runs", "scored", "failed", "flagged", "mean_holdout", "best_holdout")
-    if any(row.get("graded") for row in results.values()):
+    graded = any(row.get("graded") for row in results.values())
+    if graded:
         cols = ("runs", "graded", "passed", "failed")
     width = max([len("pairing"), *(len(p) for p in results)])
-    lines = [f"study {name}", f"  {'pairing':<{width}}" + "".join(f"{c:>14}" for c in cols)]
+    lines = [f"study {name}", f"  {'pairing':<{width}}" + "".join(f"{c:>14}" for c in cols)
+             + ("" if graded else "  best run")]
     for pairing, row in results.items():
         cells = ["-" if row[c] is None else (f"{row[c]:.4f}" if isinstance(row[c], float) else str(row[c]))
                  for c in cols]
-        lines.append(f"  {pairing:<{width}}" + "".join(f"{c:>14}" for c in cells))
+        best = "" if graded else f"  {short_run_id(row['best_run']) if row.get('best_run') else '-'}"
+        lines.append(f"  {pairing:<{width}}" + "".join(f"{c:>14}" for c in cells) + best)
+    lines.append(f"every run: `sbx view`, then /study/{name}" + ("" if graded else " (a run: /run/ID, ID as above)"))
     return "\n".join(lines)
 
 

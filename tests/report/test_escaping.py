@@ -260,8 +260,11 @@ def test_no_writer_escapes_by_hand_or_marks_text_safe() -> None:
     assert [p for p, text in sources.items() if "html.escape" in text or "import html\n" in text] == []
     makers = {p for p, text in sources.items() if re.search(r"Markup\((?!\"\"\))", text)}
     assert makers == {"orchestrator/report/templating.py"}  # render_fragment: a rendered template only
-    templates = sorted((ROOT / "orchestrator" / "report" / "templates").glob("*.html.j2"))
-    assert {t.name for t in templates} == {"report.html.j2", "pair.html.j2", "transcript.html.j2"}
+    templates = sorted([*(ROOT / "orchestrator" / "report" / "templates").glob("*.html.j2"),
+                        *(ROOT / "orchestrator" / "view" / "templates").glob("*.html.j2")])
+    assert {t.name for t in templates} == {"report.html.j2", "pair.html.j2", "transcript.html.j2",
+                                           "transcript_calls.html.j2", "base.html.j2", "error.html.j2",
+                                           "run.html.j2", "runs.html.j2", "studies.html.j2", "study.html.j2"}
     for t in templates:
         code = re.sub(r"\{#.*?#\}", "", t.read_text(), flags=re.S)  # the comments may say what is banned
         assert not re.search(r"\|\s*safe|autoescape|Markup", code), t.name

@@ -1,0 +1,203 @@
+"""The viewer's set-based reads: one SQL statement per page on a read-only connection, each bounded by the
+page (LIMIT/OFFSET on an indexed order) or grouped inside SQLite, so no page loads every run of a study.
+
+What a figure means is defined elsewhere and matched here (tests/view/test_queries.py checks the match on
+a ledger): `pairing_results` is orchestrator/study/progress.py `study_results` (the study's final table)
+and `pairing_states` its `study_status`, both over the latest attempt of each (task, pairing, repeat); a
+verdict is orchestrator/ledger/audits.py `load` (the latest audit of each rule with the override made
+against its rule version); a run is compliant as compliance/records.py `is_compliant` says.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from compliance.traces import REPORTED_ONLY
+from orchestrator.study.progress import STATE_BUCKETS
+
+#: runs on one page of the run list
+PAGE_SIZE = 50
+
+#: the latest attempt of each (task, pairing, repeat) of study `:study`: one scan of the UNIQUE index on
+#: (study_id, task, pairing, repeat, attempt) for the MAX, joined back by the same key
+_LATEST = """top AS (
+    SELECT task, pairing, repeat, MAX(attempt) AS attempt FROM runs WHERE study_id = :study
+    GROUP BY task, pairing, repeat),
+latest AS (
+    SELECT r.* FROM top JOIN runs r ON r.study_id = :study AND r.task = top.task AND r.pairing = top.pairing
+    AND r.repeat = top.repeat AND r.attempt = top.attempt)"""
+
+#: the verdict in force of one rule's latest audit `a`: the latest override against its rule version, else its own
+_FINAL_VERDICT = """COALESCE((SELECT o.verdict FROM audit_overrides o WHERE o.run_id = a.run_id AND o.rule = a.rule
+    AND o.rule_version = a.rule_version ORDER BY o.id DESC LIMIT 1), a.verdict)"""
+
+
+def _verdicts(runs: str) -> str:
+    """CTEs ending in `verdicts`: per audited run of `runs` (a SELECT of run ids), its rules (n), the rules
+    that decide compliance (deciding), and those of them whose verdict in force is not clear (bad). One
+    pass over the audits index (run_id, rule), whose entries carry the row id MAX needs."""
+    decides = f"a.rule NOT IN ({_reported_only()})"
+    return f"""last AS (SELECT run_id, rule, MAX(id) AS id FROM audits WHERE run_id IN ({runs}) GROUP BY run_id, rule),
+verdicts AS (
+    SELECT a.run_id, count(*) AS n, SUM({decides}) AS deciding,
+    SUM({decides} AND {_FINAL_VERDICT} <> 'clear') AS bad
+    FROM last JOIN audits a ON a.id = last.id GROUP BY a.run_id)"""
+
+
+#: the number a run is ranked by: its holdout score in the task's metric (an AUC for a row written before
+#: metrics had names), as ScoreResult reads it
+_HOLDOUT = "CASE WHEN s.status = 'scored' THEN COALESCE(s.score, s.auc) END"
+
+
+def _reported_only() -> str:
+    return ", ".join(f"'{rule}'" for rule in sorted(REPORTED_ONLY))  # rule names are ours, never user text
+
+
+@dataclass(frozen=True)
+class StudyLine:
+    study_id: str
+    name: str
+    created_at: float
+    attempts: int
+    states: dict[str, int]   # every attempt's state, counted
+
+
+def studies(conn: sqlite3.Connection) -> list[StudyLine]:
+    """Every study, newest first, with its attempts counted by state (the (study_id, status) index)."""
+    rows = conn.execute(
+        "SELECT s.study_id, s.name, s.created_at, r.status, count(r.run_id) AS n FROM studies s"
+        " LEFT JOIN runs r ON r.study_id = s.study_id GROUP BY s.study_id, r.status"
+        " ORDER BY s.created_at DESC, s.study_id").fetchall()
+    heads: dict[str, sqlite3.Row] = {}
+    states: dict[str, dict[str, int]] = defaultdict(dict)
+    for row in rows:
+        heads.setdefault(row["study_id"], row)
+        if row["status"] is not None:
+            states[row["study_id"]][row["status"]] = row["n"]
+    return [StudyLine(h["study_id"], h["name"], h["created_at"], sum(states[k].values()), dict(states[k]))
+            for k, h in heads.items()]
+
+
+def pairing_states(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[str, int]]:
+    """`study_status`'s table: per pairing, the latest attempts counted in its five columns."""
+    rows = conn.execute(f"WITH {_LATEST} SELECT pairing, status, count(*) AS n FROM latest GROUP BY pairing, status",
+                        {"study": study_id}).fetchall()
+    out: dict[str, dict[str, int]] = defaultdict(dict)
+    for row in rows:
+        bucket = STATE_BUCKETS[row["status"]]
+        out[row["pairing"]][bucket] = out[row["pairing"]].get(bucket, 0) + row["n"]
+    return dict(sorted(out.items()))
+
+
+#: conditions on `v` (a row of `verdicts` LEFT JOINed to a run), as `compliant` in orchestrator/run/record.py:
+#: unaudited (no audit record: None), compliant (every deciding rule's verdict in force clear, and at least
+#: one: True), flagged (audited and not compliant: False; `error` or `unanalysable` fails it as a flag does)
+_COMPLIANCE = {
+    "unaudited": "v.run_id IS NULL",
+    "compliant": "(v.deciding > 0 AND v.bad = 0)",
+    "flagged": "(v.run_id IS NOT NULL AND NOT (v.deciding > 0 AND v.bad = 0))",
+}
+
+
+def pairing_results(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[str, Any]]:
+    """`study_results` (the study's final table) in one statement: per pairing over the latest attempts,
+    runs, scored, failed, flagged (not compliant), mean and best holdout score, graded and passed, and the
+    run with the best holdout score."""
+    sql = f"""WITH {_LATEST}, {_verdicts("SELECT run_id FROM latest")}
+    SELECT l.pairing, count(*) AS runs, count({_HOLDOUT}) AS scored, SUM(l.status = 'failed') AS failed,
+        SUM({_COMPLIANCE["flagged"]}) AS flagged, AVG({_HOLDOUT}) AS mean_holdout,
+        MAX({_HOLDOUT}) AS best_holdout,
+        SUM(CASE WHEN o.passed IS NOT NULL OR (json_extract(l.meta_json, '$.task_kind') = 'tests'
+                                               AND l.failure_class = 'agent') THEN 1 ELSE 0 END) AS graded,
+        SUM(COALESCE(o.passed, 0)) AS passed,
+        (SELECT l2.run_id FROM latest l2 JOIN scores s ON s.run_id = l2.run_id AND s.dataset = 'holdout'
+         WHERE l2.pairing = l.pairing AND {_HOLDOUT} IS NOT NULL
+         ORDER BY {_HOLDOUT} DESC, l2.run_id LIMIT 1) AS best_run
+    FROM latest l LEFT JOIN scores s ON s.run_id = l.run_id AND s.dataset = 'holdout'
+    LEFT JOIN outcomes o ON o.run_id = l.run_id LEFT JOIN verdicts v ON v.run_id = l.run_id
+    GROUP BY l.pairing ORDER BY l.pairing"""
+    out: dict[str, dict[str, Any]] = {}
+    for row in conn.execute(sql, {"study": study_id}):
+        mean, best = row["mean_holdout"], row["best_holdout"]
+        out[row["pairing"]] = {
+            "runs": row["runs"], "scored": row["scored"], "failed": row["failed"], "flagged": row["flagged"],
+            "mean_holdout": round(mean, 4) if mean is not None else None,
+            "best_holdout": round(best, 4) if best is not None else None,
+            "graded": row["graded"], "passed": row["passed"], "best_run": row["best_run"],
+        }
+    return out
+
+
+#: the verdict filters of the run list: the run's `compliant` (see `_COMPLIANCE`)
+VERDICTS: tuple[str, ...] = ("flagged", "compliant", "unaudited")
+SORTS: dict[str, str] = {
+    "created": "r.created_at, r.rowid",
+    "score": f"{_HOLDOUT} IS NULL, {_HOLDOUT} DESC, r.rowid",   # best first, unscored last
+    "-score": f"{_HOLDOUT} IS NULL, {_HOLDOUT}, r.rowid",       # worst first, unscored last
+    "pairing": "r.pairing, r.task, r.repeat, r.attempt, r.rowid",
+    "state": "r.status, r.rowid",
+}
+
+
+@dataclass(frozen=True)
+class RunQuery:
+    """One page of the run list: filters (None: any), an order from SORTS, a page number from 1."""
+
+    study_id: str | None = None
+    pairing: str | None = None
+    state: str | None = None
+    verdict: str | None = None
+    sort: str = "created"
+    page: int = 1
+
+
+@dataclass(frozen=True)
+class RunPage:
+    run_ids: list[str]
+    total: int            # runs matching the filters, on every page
+    page: int             # the page shown (the one asked for, kept within 1..pages)
+    pages: int
+
+
+def run_page(conn: sqlite3.Connection, q: RunQuery, *, size: int = PAGE_SIZE) -> RunPage:
+    """The ids of one page of runs (every attempt) that match `q`, in its order, and how many match."""
+    if q.sort not in SORTS:
+        raise ValueError(f"sort must be one of {', '.join(SORTS)}")
+    if q.verdict is not None and q.verdict not in _COMPLIANCE:
+        raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}")
+    where, args = [], []
+    for column, value in (("r.study_id", q.study_id), ("r.pairing", q.pairing), ("r.status", q.state)):
+        if value is not None:
+            where.append(f"{column} = ?")
+            args.append(value)
+    cte, joins = "", ""
+    if q.verdict is not None:
+        # the verdicts of the runs the other filters leave, then the filter on them
+        runs = "SELECT r.run_id FROM runs r" + (f" WHERE {' AND '.join(where)}" if where else "")
+        cte, joins = f"WITH {_verdicts(runs)} ", " LEFT JOIN verdicts v ON v.run_id = r.run_id"
+        args = [*args, *args]
+        where.append(_COMPLIANCE[q.verdict])
+    cond = f" WHERE {' AND '.join(where)}" if where else ""
+    total = conn.execute(f"{cte}SELECT count(*) FROM runs r{joins}{cond}", args).fetchone()[0]
+    pages = max(1, -(-total // size))
+    page = min(max(1, q.page), pages)
+    if "score" in q.sort:
+        joins += " LEFT JOIN scores s ON s.run_id = r.run_id AND s.dataset = 'holdout'"
+    rows = conn.execute(f"{cte}SELECT r.run_id FROM runs r{joins}{cond} ORDER BY {SORTS[q.sort]} LIMIT ? OFFSET ?",
+                        [*args, size, (page - 1) * size]).fetchall()
+    return RunPage([row[0] for row in rows], total, page, pages)
+
+
+def pairings(conn: sqlite3.Connection, study_id: str | None) -> list[str]:
+    """The pairings to filter by (of one study, or of every run)."""
+    if study_id is None:
+        return [r[0] for r in conn.execute("SELECT DISTINCT pairing FROM runs ORDER BY pairing")]
+    return [r[0] for r in conn.execute("SELECT DISTINCT pairing FROM runs WHERE study_id = ? ORDER BY pairing",
+                                       (study_id,))]
+
+
+__all__ = ["PAGE_SIZE", "SORTS", "VERDICTS", "RunPage", "RunQuery", "StudyLine", "pairing_results",
+           "pairing_states", "pairings", "run_page", "studies"]
