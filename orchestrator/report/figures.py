@@ -31,6 +31,12 @@ def _png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
+def score_label(prep: Prepared) -> str:
+    """An axis's name for the reported score: its column and, when the runs name it, the metric and direction."""
+    column = prep.score_column or "score"
+    return f"{column}: {prep.metric_words}" if prep.metric else column
+
+
 def strip_plot(prep: Prepared) -> bytes:
     """One row per pairing, one mark per scored run; excluded runs as red crosses, unaudited as hollow."""
     df = prep.runs[prep.runs["score"].notna()]
@@ -85,7 +91,7 @@ def strip_plot(prep: Prepared) -> bytes:
         ax.axvline(base, color="#555555", linestyle=":", linewidth=1.2, label="starting code")
     ax.set_yticks(range(len(order)), labels=order)
     ax.set_ylim(-0.6, len(order) - 0.4)
-    ax.set_xlabel(prep.score_column or "score")
+    ax.set_xlabel(score_label(prep))
     ax.grid(axis="x", alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     if handles:
