@@ -143,8 +143,8 @@ def _new(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"task": args.name, "folder": str(dest)})
     else:
-        print(f"wrote {dest}
-next: sbx data prepare --task {dest}   then: sbx run --task {dest} --agent noop")
+        print(f"wrote {dest}")
+        print(f"next: sbx data prepare --task {dest}   then: sbx run --task {dest} --agent noop")
     return 0
 
 

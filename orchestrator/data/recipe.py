@@ -22,11 +22,18 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from orchestrator.data.manifest import MANIFEST, file_sha256, features_file, labels_file
+from orchestrator.data.manifest import MANIFEST, features_file, file_sha256, labels_file
 from orchestrator.data.pipeline import _staging
 from orchestrator.failures import DataError
 from orchestrator.log import get_logger, timed
-from orchestrator.specs.datarecipe import DataRecipe, FileTable, PackageTable, Slice, StratifiedSplit, TimeSplit
+from orchestrator.specs.datarecipe import (
+    DataRecipe,
+    FileTable,
+    PackageTable,
+    Slice,
+    StratifiedSplit,
+    TimeSplit,
+)
 
 log = get_logger(__name__)
 
