@@ -112,11 +112,14 @@ def _factor_rows(
         sd = float(ref_runs.groupby("pairing")[value_column].std(ddof=1).median())
         reversals = []
         for _, cell in (pair.groupby(others) if others else [((), pair)]):
-            hi = cell.loc[cell[factor].astype(str) == level, value_column].to_numpy(float)
-            lo = cell.loc[cell[factor].astype(str) == ref, value_column].to_numpy(float)
+            # signed so that "ahead" is better in the metric's direction (a lower RMSE is ahead)
+            hi = prep.sign * cell.loc[cell[factor].astype(str) == level, value_column].to_numpy(float)
+            lo = prep.sign * cell.loc[cell[factor].astype(str) == ref, value_column].to_numpy(float)
             w = wrong_order_probability(lo, hi, 1, seed=0)  # exact at r = 1: the seed is never drawn on
             reversals.append(w.p_wrong + w.p_tie / 2)
-        pooled = wrong_order_probability(b, a, 1, seed=0)
+        pooled = wrong_order_probability(prep.sign * b, prep.sign * a, 1, seed=0)
+        # the gain is the level's improvement over the reference in the metric's direction
+        gain, ci = prep.sign * d.estimate, sorted((prep.sign * d.low, prep.sign * d.high))
         rows.append(
             {
                 "factor": factor,
@@ -127,14 +130,14 @@ def _factor_rows(
                 "runs_reference": d.n_b,
                 "mean_level": d.mean_a,
                 "mean_reference": d.mean_b,
-                "gain": d.estimate,
+                "gain": gain,
                 "se": d.se,
-                "in_ses": d.z,
+                "in_ses": prep.sign * d.z,
                 "p_value": d.p_value,
-                "ci_low": d.low,
-                "ci_high": d.high,
+                "ci_low": ci[0],
+                "ci_high": ci[1],
                 "reference_run_sd": sd,
-                "gain_in_run_sds": d.estimate / sd if sd > 0 else np.nan,
+                "gain_in_run_sds": gain / sd if sd > 0 else np.nan,
                 "runs_per_arm": float(np.ceil(runs_per_arm(sd, abs(d.estimate)))) if d.estimate else np.inf,
                 "p_reference_ahead_one_run": float(np.mean(reversals)),
                 "p_reference_ahead_one_run_pooled": pooled.p_wrong + pooled.p_tie / 2,

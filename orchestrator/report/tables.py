@@ -183,7 +183,8 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
     rows = []
     for a, b in combinations([p for p in prep.pairings if scores[p].size >= 2], 2):
         sa, sb = scores[a], scores[b]
-        stronger, weaker = (a, b) if sa.mean() >= sb.mean() else (b, a)
+        # stronger in the metric's direction (the lower mean RMSE); the draws below are signed the same way
+        stronger, weaker = (a, b) if prep.sign * sa.mean() >= prep.sign * sb.mean() else (b, a)
         gap = abs(sa.mean() - sb.mean())
         sd = math.sqrt((sa.var(ddof=1) + sb.var(ddof=1)) / 2)
         need = runs_per_arm(sd, gap)
@@ -204,7 +205,8 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
         }
         for r in WRONG_ORDER_RS:
             w = wrong_order_probability(
-                scores[weaker], scores[stronger], r, n_sims=n_sims, seed=prep.seed_for("wrong_order", a, b, r)
+                prep.sign * scores[weaker], prep.sign * scores[stronger], r, n_sims=n_sims,
+                seed=prep.seed_for("wrong_order", a, b, r),
             )
             row[f"p_weaker_ahead_r{r}"] = w.p_wrong + w.p_tie / 2
         rows.append(row)
