@@ -136,18 +136,20 @@ def _time_slices(recipe: DataRecipe, frame: pd.DataFrame) -> dict[Slice, pd.Data
     split = recipe.split
     assert isinstance(split, TimeSplit)
     try:
-        when = pd.to_datetime(frame["__time"], utc=True)
+        when = pd.to_datetime(frame["__time"])
     except (ValueError, TypeError) as exc:
         raise DataError(f"split.column {split.column!r}: not a date or time: {exc}") from None
-    edges = [pd.Timestamp(d, tz="UTC") for d in split.cuts]
-    end = pd.Timestamp(split.until, tz="UTC") if split.until else None
-    masks = {
+    zone = split.timezone
+    when = when.dt.tz_convert(zone) if when.dt.tz is not None else when.dt.tz_localize(zone)
+    edges = [pd.Timestamp(d).tz_localize(zone) for d in split.cuts]
+    end = pd.Timestamp(split.until).tz_localize(zone) if split.until else None
+    masks: dict[Slice, Any] = {
         "train": when < edges[0],
         "eval": (when >= edges[0]) & (when < edges[1]),
         "holdout": (when >= edges[1]) & (when < edges[2]),
         "later": (when >= edges[2]) & ((when < end) if end is not None else True),
     }
-    return {name: frame[np.asarray(m, dtype=bool)] for name, m in masks.items()}  # type: ignore[misc]
+    return {name: frame[np.asarray(m, dtype=bool)] for name, m in masks.items()}
 
 
 def _stratified_slices(recipe: DataRecipe, frame: pd.DataFrame) -> dict[Slice, pd.DataFrame]:

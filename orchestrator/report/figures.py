@@ -43,7 +43,8 @@ def strip_plot(prep: Prepared) -> bytes:
     means = {
         p: df.loc[(df["pairing"] == p) & (df["compliant"] == 1.0), "score"].mean() for p in prep.pairings
     }
-    order = sorted(prep.pairings, key=lambda p: (np.nan_to_num(means[p], nan=-np.inf), p))
+    # the best compliant mean on top (the last row), in the metric's direction
+    order = sorted(prep.pairings, key=lambda p: (np.nan_to_num(prep.sign * means[p], nan=-np.inf), p))
     fig = Figure(figsize=(8.0, 0.55 * len(order) + 1.4))
     ax = fig.subplots()
     rng = np.random.default_rng(prep.seed_for("strip"))

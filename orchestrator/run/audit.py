@@ -144,7 +144,8 @@ def audit(ctx: RunContext) -> list[AuditRecord]:
         if ctx.ledger.get_run(ctx.run_id).status == RunState.SCORED:
             ctx.ledger.advance(ctx.run_id, RunState.AUDITED)
         return []
-    records = audit_run(ctx.home, ctx.ledger, ctx.run_id, data_dir=ctx.request.data_dir, task=ctx.request.task)
+    task = ctx.request.task if isinstance(ctx.request.task, TaskSpec) else None
+    records = audit_run(ctx.home, ctx.ledger, ctx.run_id, data_dir=ctx.request.data_dir, task=task)
     if ctx.ledger.get_run(ctx.run_id).status == RunState.SCORED:
         ctx.ledger.advance(ctx.run_id, RunState.AUDITED)
     return records

