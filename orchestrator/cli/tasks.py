@@ -137,7 +137,7 @@ def _new(args: argparse.Namespace) -> int:
                         metric=args.metric, positive_label=args.positive_label, time_column=args.time_column,
                         cuts=cuts,  # type: ignore[arg-type]  # three, by nargs
                         until=day(args.until, "--until") if args.until else None,
-                        fractions=tuple(args.fractions),  # type: ignore[arg-type]
+                        fractions=tuple(args.fractions),
                         seed=args.seed, rows=rows, features=tuple(args.features) if args.features else None)
     dest = new_ml_task(req, _root(args), force=args.force)
     if args.json:

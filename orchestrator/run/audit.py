@@ -69,7 +69,7 @@ def task_layout(task: TaskSpec, data_dir: Path | None) -> TaskLayout:
         with train.open(newline="", encoding="utf-8") as fh:
             header = next(csv.reader(fh), [])
         batch = tuple(c for c in header if c != task.target)
-    settings = {"target": task.target, "positive_label": task.positive_label, "id_columns": []}
+    settings: dict[str, object] = {"target": task.target, "positive_label": task.positive_label, "id_columns": []}
     return dataclasses.replace(default, entry=task.contract.predict, target=task.target, batch_columns=batch,
                                json_files=(("task.json", json.dumps(settings)),))
 

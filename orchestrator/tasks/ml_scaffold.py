@@ -313,7 +313,9 @@ def new_ml_task(req: MlTaskRequest, root: Path, *, force: bool = False) -> Path:
     if unknown:
         raise ConfigError(f"{req.data.name} has no column {', '.join(map(repr, unknown))}")
     values = sorted({str(v) for v in table[req.target].dropna()})
-    positive, negative, classes = None, None, ()
+    positive: str | None = None
+    negative: str | None = None
+    classes: tuple[str, ...] = ()
     if req.task_type == "binary":
         if len(values) != 2:
             raise ConfigError(f"--target: a binary target has two values; {req.target!r} has {len(values)}")
