@@ -57,7 +57,7 @@ def test_noop_hpo_and_the_rule_breakers_on_the_arrival_delay_task(tmp_path: Path
     env = {**os.environ, "SBX_HOME": str(tmp_path / "home")}
     _sbx("data", "prepare", "--task", str(TASK), env=env)
     spec = tmp_path / "delays.yaml"
-    spec.write_text(f"name: delays\ntask: {TASK}\nbudget: tiny\nrepeats: 1\ndatasets: [holdout, later]\n"
+    spec.write_text("name: delays\ntask: nyc-arrival-delay\nbudget: tiny\nrepeats: 1\ndatasets: [holdout, later]\n"
                     "pairings:\n  - agent: noop\n  - agent: hpo\n  - agent: eval_concat\n  - agent: count_features\n"
                     "backend: {type: local, slots: 2}\n")
     done = _sbx("study", "run", str(spec), "--report", env=env).stdout
