@@ -23,7 +23,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from orchestrator.data.manifest import MANIFEST, features_file, file_sha256, labels_file
-from orchestrator.data.pipeline import _staging
+from orchestrator.data.pipeline import _staging, has_manifest
 from orchestrator.failures import DataError
 from orchestrator.log import get_logger, timed
 from orchestrator.specs.datarecipe import (
@@ -199,14 +199,7 @@ def _write(path: Path, frame: pd.DataFrame, columns: list[str]) -> RecipeFile:
 
 
 def _existing(out: Path) -> RecipeManifest | None:
-    if not out.exists():
-        return None
-    if not out.is_dir():
-        raise DataError(f"{out}: exists and is not a directory")
-    if not (out / MANIFEST).is_file():
-        if any(out.iterdir()):
-            raise DataError(f"{out}: not empty and has no {MANIFEST}; refusing to replace a directory sbx did "
-                            "not write")
+    if not has_manifest(out):
         return None
     try:
         return RecipeManifest.model_validate_json((out / MANIFEST).read_text(encoding="utf-8"))
