@@ -122,12 +122,22 @@ def _tokens(inp: int, cached: int, write: int, out: int, reasoning: int) -> str:
     return f"input {inp} (cached {cached}, cache write {write}), output {out} (reasoning {reasoning})"
 
 
+def _metric_name(r: dict[str, Any]) -> str:
+    """The run's metric as `show` prints it: AUC as it always was, another by its registry name (rmse, ...)."""
+    metric = r.get("metric")
+    return "AUC" if metric in (None, "auc") else str(metric)
+
+
 def _holdout(r: dict[str, Any]) -> str | None:
     if r.get("scoring_error"):
         return f"unscorable: {r['scoring_error']}"
     if r.get("holdout_score") is None:
         return None
-    text = f"AUC {r['holdout_score']:.4f} (SE {r['holdout_score_se']:.4f}), AP {r['holdout_ap']:.4f}"
+    text = f"{_metric_name(r)} {r['holdout_score']:.4f}"
+    if r.get("holdout_score_se") is not None:
+        text += f" (SE {r['holdout_score_se']:.4f})"
+    if r.get("holdout_ap") is not None:  # a binary task's, whatever its metric
+        text += f", AP {r['holdout_ap']:.4f}"
     return text + ("   batch dependent" if r.get("batch_dependent") else "")
 
 
@@ -135,7 +145,7 @@ def _eval(r: dict[str, Any]) -> str | None:
     """The eval score sbx computed (what ranks) beside the one the agent printed (its own claim)."""
     if r.get("eval_score") is None and r.get("eval_score_reported") is None:
         return None
-    computed = f"AUC {r['eval_score']:.4f} computed by sbx" if r.get("eval_score") is not None else "not computed"
+    computed = f"{_metric_name(r)} {r['eval_score']:.4f} computed by sbx" if r.get("eval_score") is not None else "not computed"
     reported = r.get("eval_score_reported")
     return computed + (f", {reported:.4f} reported by train.py" if reported is not None else "")
 

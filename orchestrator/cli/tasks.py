@@ -1,6 +1,7 @@
 """`sbx tasks`: coding tasks graded by hidden tests (docs/tasks.md): list (with what is cached), build
 (materialise the locked trees from their pinned sdists), make a new task from PyPI releases, verify, grade
-a delivered folder, build environment images, import Harbor tasks."""
+a delivered folder, build environment images, import Harbor tasks; and `new NAME --ml`, an ML task from a
+table of one's own."""
 
 from __future__ import annotations
 
@@ -87,6 +88,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(eb)
     eb.set_defaults(handler=_env_build)
 
+    n = tsub.add_parser("new", help="a new ML task from your CSV or Parquet file: task.yaml, data.yaml, a starting "
+                        "repo", description="Scaffold an ML task (docs/tasks.md, 'Bring your own ML task'). Then "
+                        "`sbx data prepare --task NAME` splits the data and `sbx run --task NAME` runs it.")
+    n.add_argument("name", metavar="NAME", help="the task's name (lower case, digits, -)")
+    n.add_argument("--ml", action="store_true", required=True, help="an ML task (the only kind `new` makes)")
+    n.add_argument("--data", type=Path, required=True, help="the table: a .csv or .parquet file")
+    n.add_argument("--target", required=True, help="the column to predict")
+    n.add_argument("--task-type", required=True, choices=["binary", "multiclass", "regression"])
+    n.add_argument("--metric", default="", help="a metric of the type (default: auc, log_loss, rmse)")
+    n.add_argument("--positive-label", help="binary: the target's value of the positive class")
+    n.add_argument("--time-column", help="split by this column's time (with --cuts); default: a stratified split")
+    n.add_argument("--cuts", nargs=3, metavar="DATE", help="where eval, holdout and later begin (YYYY-MM-DD)")
+    n.add_argument("--until", metavar="DATE", help="where the later period ends (default: the data's end)")
+    n.add_argument("--fractions", nargs=3, type=float, default=[0.6, 0.2, 0.2], metavar="F",
+                   help="stratified split: train, eval and holdout shares (default 0.6 0.2 0.2)")
+    n.add_argument("--features", nargs="+", metavar="COLUMN", help="feature columns (default: all but the "
+                   "target and the time column)")
+    n.add_argument("--rows", nargs="+", default=[], metavar="SLICE=N", help="rows drawn per slice, e.g. train=5000")
+    n.add_argument("--seed", type=int, default=0, help="the split's and the draws' seed (default 0)")
+    n.add_argument("--out", type=Path, default=None, help="tasks folder (default: the repository's tasks/)")
+    n.add_argument("--force", action="store_true", help="replace an existing bundle")
+    n.add_argument("--json", action="store_true")
+    n.set_defaults(handler=_new)
+
     h = tsub.add_parser("import-harbor", help="turn a Harbor / Terminal-Bench task folder into an sbx task")
     h.add_argument("folder", type=Path, help="task folder: instruction.md, task.toml, environment/, tests/, solution/")
     h.add_argument("--name", help="task name (default: the folder's name)")
@@ -94,6 +119,42 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument("--out", type=Path, default=None, help="parent folder of the bundle (default: tasks/)")
     h.add_argument("--force", action="store_true")
     h.set_defaults(handler=_import_harbor)
+
+
+def _new(args: argparse.Namespace) -> int:
+    from datetime import date
+
+    from orchestrator.cli.common import print_json
+    from orchestrator.tasks.ml_scaffold import MlTaskRequest, new_ml_task
+
+    def day(text: str, flag: str) -> date:
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            raise ConfigError(f"{flag}: {text!r} is not a date (YYYY-MM-DD)") from None
+
+    rows = {}
+    for item in args.rows:
+        key, _, value = item.partition("=")
+        if key not in ("train", "eval", "holdout", "later") or not value.isdigit():
+            raise ConfigError(f"--rows: {item!r} is not SLICE=N (train, eval, holdout, later)")
+        rows[key] = int(value)
+    if bool(args.time_column) != bool(args.cuts):
+        raise ConfigError("--time-column and --cuts go together (a time split); neither: a stratified split")
+    cuts = tuple(day(c, "--cuts") for c in args.cuts) if args.cuts else None
+    req = MlTaskRequest(name=args.name, data=args.data, target=args.target, task_type=args.task_type,
+                        metric=args.metric, positive_label=args.positive_label, time_column=args.time_column,
+                        cuts=cuts,  # type: ignore[arg-type]  # three, by nargs
+                        until=day(args.until, "--until") if args.until else None,
+                        fractions=tuple(args.fractions),
+                        seed=args.seed, rows=rows, features=tuple(args.features) if args.features else None)
+    dest = new_ml_task(req, _root(args), force=args.force)
+    if args.json:
+        print_json({"task": args.name, "folder": str(dest)})
+    else:
+        print(f"wrote {dest}")
+        print(f"next: sbx data prepare --task {dest}   then: sbx run --task {dest} --agent noop")
+    return 0
 
 
 def _common(p: argparse.ArgumentParser) -> None:

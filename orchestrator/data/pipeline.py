@@ -123,10 +123,11 @@ def prepare(
         return PrepareResult(out, manifest, skipped=False, replaced=replaced)
 
 
-def _existing(out: Path) -> Manifest | None:
-    """The manifest already in `out`, or None when there is nothing (or only an unreadable manifest)."""
+def has_manifest(out: Path) -> bool:
+    """Whether `out` holds prepared data (a manifest); False for nothing or an empty folder. A folder that
+    is not empty and has no manifest is not sbx's: refused, never replaced."""
     if not out.exists():
-        return None
+        return False
     if not out.is_dir():
         raise DataError(f"{out}: exists and is not a directory")
     if not (out / MANIFEST).is_file():
@@ -134,6 +135,13 @@ def _existing(out: Path) -> Manifest | None:
             raise DataError(
                 f"{out}: not empty and has no {MANIFEST}; refusing to replace a directory sbx did not write"
             )
+        return False
+    return True
+
+
+def _existing(out: Path) -> Manifest | None:
+    """The manifest already in `out`, or None when there is nothing (or only an unreadable manifest)."""
+    if not has_manifest(out):
         return None
     try:
         return load_manifest(out)

@@ -125,6 +125,8 @@ def paired_table(prep: Prepared, *, value: str, n_resamples: int = 10_000) -> pd
                 rb[value].to_numpy(float),
                 n_resamples=n_resamples,
                 seed=prep.seed_for("paired", a, b),
+                # a pass is better than a fail; a score is better in its metric's direction
+                higher_is_better=prep.higher_is_better if value == "score" else True,
             )
         except ValueError:
             continue

@@ -31,7 +31,8 @@ def _scores(prep: Prepared) -> Section:
         s.skipped = "needs column holdout_score or eval_score with values"
         return s
     s.intro = (
-        f"Score: {prep.score_column}. Mean, median, SD, the 95% bootstrap interval of the mean and the best "
+        f"Score: {prep.score_column}, metric {prep.metric_words}. Mean, median, SD, the 95% bootstrap "
+        "interval of the mean and the best "
         f"are over compliant scored runs (exclusion: {prep.exclusion.value}); all_run_mean includes "
         "excluded and unaudited runs. Runs without a score are counted, never scored 0."
     )
@@ -149,13 +150,14 @@ def _best_of_k(prep: Prepared) -> Section:
         return s
     ranked = "eval_score" if present(prep.runs, "eval_score") else prep.score_column
     s.intro = (
-        f"Of k attempts drawn from a pairing's runs, keep the compliant one with the best {ranked}; "
-        "its value "
+        f"Of k attempts drawn from a pairing's runs, keep the compliant one with the best {ranked} "
+        f"(metric {prep.metric_words}); its value "
         f"is its {prep.score_column}. Exact over draws with replacement. "
         "p_any_compliant = 1 - P(no artifact), with p_any_low the lower end of its 95% interval from the "
         "outer bootstrap (the 'at least') and, at k = 1, the Wilson interval of the compliant share; "
-        "kept percentiles are given one is kept; gain_median = median kept minus the median at k = 1 "
-        "(the estimand beside the median columns), gain_mean the same for the mean, each with a 95% "
+        "kept percentiles are given one is kept; gain_median = how much better the median kept is than the "
+        "median at k = 1, in the metric's direction (the estimand beside the median columns), gain_mean the "
+        "same for the mean, each with a 95% "
         "interval from 2,000 outer bootstrap resamples of each pairing's runs. The pooled table weighs "
         "the pairings equally (all pairings, then each level of each factor). The oracle picks on "
         f"{prep.score_column} itself. Attempts without a score count as attempts that delivered nothing."
@@ -170,7 +172,7 @@ def _best_of_k(prep: Prepared) -> Section:
         FigureSpec(
             "best_of_k",
             "Median kept value with 5th-95th percentile, by k",
-            figures.best_of_k_plot(frame, prep.score_column),
+            figures.best_of_k_plot(frame, figures.score_label(prep)),
             "best-of-k kept values by k",
         )
     )
@@ -254,7 +256,7 @@ def _paired(prep: Prepared) -> Section:
             "; McNemar's exact test uses runs paired by task and repeat; tasks_needed is Miller's task "
             "count n = (1.96+0.84)^2 (w^2 + sA^2/K + sB^2/K) / d^2 for the observed difference."
             if value == "outcome"
-            else "."
+            else f"; a_better and b_better count tasks by {prep.metric_words}."
         )
     )
     frame = bt.paired_table(prep, value=value)
@@ -375,20 +377,31 @@ def _simple(
     return build
 
 
+_auc_noise = _simple(
+    "noise",
+    "Scoring noise",
+    ("holdout_positives", "holdout_negatives", "score"),
+    "Hanley-McNeil SE of each run's AUC from the holdout's class counts, against the run-to-run SD.",
+    "scoring_noise",
+    tables.scoring_noise_table,
+)
+
+
+def _noise(prep: Prepared) -> Section:
+    if prep.metric in (None, "auc"):
+        return _auc_noise(prep)
+    # the Hanley-McNeil SE is the AUC's; another metric's SE is each run's score_se, not this table
+    return Section("noise", "Scoring noise", skipped=f"the Hanley-McNeil SE is the ROC area's; these runs are "
+                                                     f"scored in {prep.metric_words}")
+
+
 #: sections in the order of the reader's questions: how noisy is one run; can the pairings be told apart,
 #: and with how many runs; which factors matter; how often are rules broken and by whom; what does keeping
 #: the best compliant of k buy; does it hold on later data; what does it cost; then the checks behind them
 _SECTIONS: tuple[Callable[[Prepared], Section], ...] = (
     _scores,
     _baseline,
-    _simple(
-        "noise",
-        "Scoring noise",
-        ("holdout_positives", "holdout_negatives", "score"),
-        "Hanley-McNeil SE of each run's AUC from the holdout's class counts, against the run-to-run SD.",
-        "scoring_noise",
-        tables.scoring_noise_table,
-    ),
+    _noise,
     _pass_fail,
     _tasks,
     _contrasts,
@@ -459,7 +472,9 @@ def build_report(
         ),
         (
             f"Exclusion rule: {rule.value}. Seed: {seed}. "
-            f"Reported score: {prep.score_column or 'none (pass/fail only)'}."
+            f"Reported score: {prep.score_column or 'none (pass/fail only)'}"
+            + (f", metric {prep.metric_words}: best, gains and comparisons follow its direction."
+               if prep.score_column else ".")
         ),
     ]
     return write_report(out_dir, title, preamble, sections)

@@ -37,7 +37,7 @@ def baseline_table(prep: Prepared) -> pd.DataFrame:
         comp = _compliant(prep, column)
         scored = prep.runs[prep.runs[column].notna()]
         sds = comp.groupby("pairing")[column].std(ddof=1).dropna()
-        gain = comp[column].mean() - base
+        gain = prep.sign * (comp[column].mean() - base)  # an improvement in the metric's direction
         ref_sd = np.nan
         if "model" in comp and comp["model"].notna().any():
             ref = prep.levels("model")[0]
@@ -51,11 +51,12 @@ def baseline_table(prep: Prepared) -> pd.DataFrame:
                 "gain_over_baseline": gain,
                 "gain_in_run_sds": gain / sds.median() if len(sds) else np.nan,
                 "gain_in_reference_model_sds": gain / ref_sd if ref_sd and ref_sd > 0 else np.nan,
-                "weakest_compliant_minus_baseline": comp[column].min() - base,
-                "compliant_below_baseline": int((comp[column] < base).sum()),
+                "weakest_compliant_minus_baseline": prep.sign * (prep.worst(comp[column]) - base),
+                "compliant_below_baseline": int(prep.worse_than(comp[column], base).sum()),
                 "scored_runs": len(scored),
-                "scored_below_baseline": int((scored[column] < base).sum()),
-                "noncompliant_below_baseline": int(((scored[column] < base) & ~scored["compliant_scored"]).sum()),
+                "scored_below_baseline": int(prep.worse_than(scored[column], base).sum()),
+                "noncompliant_below_baseline": int((prep.worse_than(scored[column], base)
+                                                    & ~scored["compliant_scored"]).sum()),
             }
         )
     return pd.DataFrame(rows)
@@ -111,11 +112,14 @@ def _factor_rows(
         sd = float(ref_runs.groupby("pairing")[value_column].std(ddof=1).median())
         reversals = []
         for _, cell in (pair.groupby(others) if others else [((), pair)]):
-            hi = cell.loc[cell[factor].astype(str) == level, value_column].to_numpy(float)
-            lo = cell.loc[cell[factor].astype(str) == ref, value_column].to_numpy(float)
+            # signed so that "ahead" is better in the metric's direction (a lower RMSE is ahead)
+            hi = prep.sign * cell.loc[cell[factor].astype(str) == level, value_column].to_numpy(float)
+            lo = prep.sign * cell.loc[cell[factor].astype(str) == ref, value_column].to_numpy(float)
             w = wrong_order_probability(lo, hi, 1, seed=0)  # exact at r = 1: the seed is never drawn on
             reversals.append(w.p_wrong + w.p_tie / 2)
-        pooled = wrong_order_probability(b, a, 1, seed=0)
+        pooled = wrong_order_probability(prep.sign * b, prep.sign * a, 1, seed=0)
+        # the gain is the level's improvement over the reference in the metric's direction
+        gain, ci = prep.sign * d.estimate, sorted((prep.sign * d.low, prep.sign * d.high))
         rows.append(
             {
                 "factor": factor,
@@ -126,14 +130,14 @@ def _factor_rows(
                 "runs_reference": d.n_b,
                 "mean_level": d.mean_a,
                 "mean_reference": d.mean_b,
-                "gain": d.estimate,
+                "gain": gain,
                 "se": d.se,
-                "in_ses": d.z,
+                "in_ses": prep.sign * d.z,
                 "p_value": d.p_value,
-                "ci_low": d.low,
-                "ci_high": d.high,
+                "ci_low": ci[0],
+                "ci_high": ci[1],
                 "reference_run_sd": sd,
-                "gain_in_run_sds": d.estimate / sd if sd > 0 else np.nan,
+                "gain_in_run_sds": gain / sd if sd > 0 else np.nan,
                 "runs_per_arm": float(np.ceil(runs_per_arm(sd, abs(d.estimate)))) if d.estimate else np.inf,
                 "p_reference_ahead_one_run": float(np.mean(reversals)),
                 "p_reference_ahead_one_run_pooled": pooled.p_wrong + pooled.p_tie / 2,
@@ -216,7 +220,7 @@ def top_runs_table(prep: Prepared) -> pd.DataFrame:
             continue
         scored = runs[runs[column].notna()]
         # ties at the cut are broken by the canonical row order, never the input's
-        top = scored.sort_values(column, ascending=False, kind="stable").head(n)
+        top = scored.sort_values(column, ascending=not prep.higher_is_better, kind="stable").head(n)
         comp = scored[scored["compliant_scored"]]
         rows.append(
             {
@@ -227,8 +231,8 @@ def top_runs_table(prep: Prepared) -> pd.DataFrame:
                 "unknown_compliance": int(top["compliant"].isna().sum()),
                 "rule_breakers_in_scored": int((scored["compliant"] == 0.0).sum()),
                 "scored_runs": len(scored),
-                "best": scored[column].max(),
-                "best_compliant": comp[column].max() if len(comp) else np.nan,
+                "best": prep.best(scored[column]),
+                "best_compliant": prep.best(comp[column]),
                 "noncompliant_min": scored.loc[scored["compliant"] == 0.0, column].min(),
                 "noncompliant_max": scored.loc[scored["compliant"] == 0.0, column].max(),
             }
@@ -256,6 +260,6 @@ def selection_table(prep: Prepared) -> pd.DataFrame:
     pooled = pooled[pooled["factor"] == "all"]
     for _, r in pooled.iterrows():
         frame.loc[frame["subset"] == "all pairings", f"oracle_regret_k{int(r['k'])}"] = (
-            r["oracle_mean_kept"] - r["mean_kept"]
+            prep.sign * (r["oracle_mean_kept"] - r["mean_kept"])
         )
     return frame

@@ -31,13 +31,20 @@ def _png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
+def score_label(prep: Prepared) -> str:
+    """An axis's name for the reported score: its column and, when the runs name it, the metric and direction."""
+    column = prep.score_column or "score"
+    return f"{column}: {prep.metric_words}" if prep.metric else column
+
+
 def strip_plot(prep: Prepared) -> bytes:
     """One row per pairing, one mark per scored run; excluded runs as red crosses, unaudited as hollow."""
     df = prep.runs[prep.runs["score"].notna()]
     means = {
         p: df.loc[(df["pairing"] == p) & (df["compliant"] == 1.0), "score"].mean() for p in prep.pairings
     }
-    order = sorted(prep.pairings, key=lambda p: (np.nan_to_num(means[p], nan=-np.inf), p))
+    # the best compliant mean on top (the last row), in the metric's direction
+    order = sorted(prep.pairings, key=lambda p: (np.nan_to_num(prep.sign * means[p], nan=-np.inf), p))
     fig = Figure(figsize=(8.0, 0.55 * len(order) + 1.4))
     ax = fig.subplots()
     rng = np.random.default_rng(prep.seed_for("strip"))
@@ -85,7 +92,7 @@ def strip_plot(prep: Prepared) -> bytes:
         ax.axvline(base, color="#555555", linestyle=":", linewidth=1.2, label="starting code")
     ax.set_yticks(range(len(order)), labels=order)
     ax.set_ylim(-0.6, len(order) - 0.4)
-    ax.set_xlabel(prep.score_column or "score")
+    ax.set_xlabel(score_label(prep))
     ax.grid(axis="x", alpha=0.3)
     handles, labels = ax.get_legend_handles_labels()
     if handles:

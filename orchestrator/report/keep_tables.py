@@ -42,6 +42,7 @@ def best_of_k_frame(
             n_resamples=n_resamples,
             seed=prep.seed_for("best_of_k", p),
             confidence=confidence,
+            higher_is_better=prep.higher_is_better,
         )
         rows += [
             {"pairing": p, "attempts": rank.size, "keepable": int(keepable.sum()), "unknown_dropped": unknown,
@@ -103,7 +104,8 @@ def pooled_best_of_k_frame(
             continue
         table = pooled_best_of_k(
             inputs, ks=ks, n_resamples=n_resamples, seed=prep.seed_for("pooled_best_of_k", factor, level,
-                                                                       value_column), confidence=confidence
+                                                                       value_column), confidence=confidence,
+            higher_is_better=prep.higher_is_better,
         )
         rows += [{"factor": factor, "level": level, "pairings": len(inputs), **_best_of_k_columns(r)} for r in table]
     return pd.DataFrame(rows)
@@ -134,14 +136,15 @@ def exclusion_summary_table(prep: Prepared, *, n_resamples: int = 1) -> pd.DataF
         spread = spread_against_noise(groups) if len(groups) >= 2 else None
         inputs = [_keep_inputs(view, view.of(p))[:3] for p in prep.pairings]
         best = pooled_best_of_k([i for i in inputs if i[0].size], ks=(3, 10), n_resamples=n_resamples,
-                                seed=prep.seed_for("exclusion_summary", rule.value))
+                                seed=prep.seed_for("exclusion_summary", rule.value),
+                                higher_is_better=prep.higher_is_better)
         rows.append(
             {
                 "exclusion": rule.value,
                 "runs": len(kept),
                 "spread_of_means": spread.range_of_means if spread else np.nan,
                 "median_run_sd": spread.median_run_sd if spread else np.nan,
-                "best": kept["score"].max(),
+                "best": prep.best(kept["score"]),
                 "best_of_3_median": best[0].median_kept,
                 "best_of_10_median": best[1].median_kept,
                 "note": "",

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from orchestrator.failures import DataError
 from orchestrator.report.runs_table import present
 from orchestrator.specs.study import ReportSpec
+from orchestrator.specs.tasktypes import direction_words, metric_by_name
 from orchestrator.stats import Exclusion, compliant
 
 if TYPE_CHECKING:
@@ -38,6 +40,41 @@ class Prepared:
     #: judge spec digest -> its calibration from the ledger (None: the ledger has no verdict of it); for the
     #: judge section of a study graded only by a judge (report/calibration.py)
     judge_calibrations: dict[str, JudgeCalibration | None] = field(default_factory=dict)
+    #: the task's metric the scores are in (the runs' `metric` column; None: not named, ranked higher-is-better
+    #: as every score was before metrics had names) and its direction: what "best", "gain" and "below the
+    #: baseline" mean in every table
+    metric: str | None = None
+    higher_is_better: bool = True
+
+    @property
+    def sign(self) -> float:
+        """+1 for a higher-is-better metric, -1 for a lower-is-better one: sign * (a - b) is a's improvement."""
+        return 1.0 if self.higher_is_better else -1.0
+
+    @property
+    def metric_words(self) -> str:
+        """The metric and its direction as the report prints them: 'rmse (lower is better)'."""
+        return direction_words(self.metric)
+
+    def best(self, values: pd.Series | np.ndarray) -> float:
+        """The best of some scores in the metric's direction (NaN for none)."""
+        v = np.asarray(values, dtype=float)
+        v = v[~np.isnan(v)]
+        if v.size == 0:
+            return float("nan")
+        return float(v.max() if self.higher_is_better else v.min())
+
+    def worst(self, values: pd.Series | np.ndarray) -> float:
+        """The worst of some scores in the metric's direction (NaN for none)."""
+        v = np.asarray(values, dtype=float)
+        v = v[~np.isnan(v)]
+        if v.size == 0:
+            return float("nan")
+        return float(v.min() if self.higher_is_better else v.max())
+
+    def worse_than(self, values: pd.Series, reference: float) -> pd.Series:
+        """Which scores are worse than `reference` in the metric's direction."""
+        return values < reference if self.higher_is_better else values > reference
 
     def seed_for(self, *keys: object) -> int:
         """A seed for one statistic, derived from the report seed and stable names (same run, same draws)."""
@@ -101,6 +138,7 @@ def prepare(
     # compliant and scored: what yields, counts and every score table use (an unscorable run is a failed
     # attempt, not a compliant one, whatever its audit said)
     df["compliant_scored"] = (df["compliant"] == 1.0) & df["score"].notna()
+    metric = _metric(df)
     pairings = sorted(df["pairing"].astype(str).unique().tolist())
     return Prepared(
         runs=df,
@@ -113,4 +151,23 @@ def prepare(
         settings=settings or ReportSpec(),
         costs_from_gateway=costs_from_gateway,
         judge_calibrations=dict(judge_calibrations or {}),
+        metric=metric,
+        higher_is_better=metric_by_name(metric).higher_is_better if metric else True,
     )
+
+
+def _metric(df: pd.DataFrame) -> str | None:
+    """The one metric the counted runs' scores are in. Scores in two metrics (an AUC beside an RMSE) cannot
+    be ranked or pooled together: refused, naming them."""
+    if "metric" not in df:
+        return None
+    named = sorted({str(m) for m in df["metric"].dropna()})
+    if len(named) > 1:
+        raise DataError(f"the runs are scored in {len(named)} metrics ({', '.join(named)}); a report ranks one "
+                        "metric: report each task's runs apart")
+    if named:
+        try:
+            metric_by_name(named[0])
+        except ValueError as exc:
+            raise DataError(f"column metric: {exc}") from None
+    return named[0] if named else None

@@ -60,6 +60,8 @@ SCHEMA: tuple[Column, ...] = (
                                          "predictions (selects best-of-k)"),
     Column("holdout_score", "float", False, "score on the holdout the agent never saw (the reported score)"),
     Column("later_score", "float", False, "score of the same artifact on later-period data"),
+    Column("metric", "text", False, "the task's metric the scores are in (auc, rmse, log_loss, ...): its direction "
+                                    "says what best means; blank = a higher-is-better score"),
     Column("holdout_positives", "int", False, "positives in the holdout (for the AUC's Hanley-McNeil SE)"),
     Column("holdout_negatives", "int", False, "negatives in the holdout"),
     Column("eval_labels_in_fit", "verdict", False, "audit verdict: flagged / clear / blank (not audited); any "

@@ -54,7 +54,8 @@ def pairing_table(prep: Prepared, *, n_resamples: int = 10_000, confidence: floa
         }
         if comp.size:
             s = summarize_runs(
-                comp, n_resamples=n_resamples, seed=prep.seed_for("pairing", p), confidence=confidence
+                comp, n_resamples=n_resamples, seed=prep.seed_for("pairing", p), confidence=confidence,
+                higher_is_better=prep.higher_is_better,
             )
             row.update(mean=s.mean, median=s.median, sd=s.sd, ci_low=s.low, ci_high=s.high, best=s.best)
         else:
@@ -142,7 +143,7 @@ def exclusion_sensitivity_table(prep: Prepared) -> pd.DataFrame:
                     "mean": s.mean() if s.size else np.nan,
                     "p05": np.quantile(s, 0.05) if s.size else np.nan,
                     "median": np.median(s) if s.size else np.nan,
-                    "best": s.max() if s.size else np.nan,
+                    "best": prep.best(s),
                     "note": "",
                 }
             )
@@ -182,7 +183,8 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
     rows = []
     for a, b in combinations([p for p in prep.pairings if scores[p].size >= 2], 2):
         sa, sb = scores[a], scores[b]
-        stronger, weaker = (a, b) if sa.mean() >= sb.mean() else (b, a)
+        # stronger in the metric's direction (the lower mean RMSE); the draws below are signed the same way
+        stronger, weaker = (a, b) if prep.sign * sa.mean() >= prep.sign * sb.mean() else (b, a)
         gap = abs(sa.mean() - sb.mean())
         sd = math.sqrt((sa.var(ddof=1) + sb.var(ddof=1)) / 2)
         need = runs_per_arm(sd, gap)
@@ -203,7 +205,8 @@ def runs_needed_table(prep: Prepared, *, n_sims: int = 50_000) -> pd.DataFrame:
         }
         for r in WRONG_ORDER_RS:
             w = wrong_order_probability(
-                scores[weaker], scores[stronger], r, n_sims=n_sims, seed=prep.seed_for("wrong_order", a, b, r)
+                prep.sign * scores[weaker], prep.sign * scores[stronger], r, n_sims=n_sims,
+                seed=prep.seed_for("wrong_order", a, b, r),
             )
             row[f"p_weaker_ahead_r{r}"] = w.p_wrong + w.p_tie / 2
         rows.append(row)
@@ -354,13 +357,14 @@ def later_table(prep: Prepared) -> pd.DataFrame:
             "sd_later": later.std(ddof=1) if len(df) > 1 else np.nan,
         }
         if base_now is not None and base_later is not None:
-            gain_now, gain_later = now.mean() - base_now, later.mean() - base_later
+            # gains are improvements in the metric's direction (a lower RMSE is a positive gain)
+            gain_now, gain_later = prep.sign * (now.mean() - base_now), prep.sign * (later.mean() - base_later)
             row.update(
                 gain_score=gain_now,
                 gain_later=gain_later,
                 share_of_gain_kept=gain_later / gain_now if len(df) and gain_now != 0 else np.nan,
-                below_baseline_score=int((now < base_now).sum()),
-                below_baseline_later=int((later < base_later).sum()),
+                below_baseline_score=int(prep.worse_than(now, base_now).sum()),
+                below_baseline_later=int(prep.worse_than(later, base_later).sum()),
             )
         rows.append(row)
     return pd.DataFrame(rows)

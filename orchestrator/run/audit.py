@@ -12,6 +12,9 @@ not about the artifact: the ledger, the data) raise.
 
 from __future__ import annotations
 
+import csv
+import dataclasses
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from compliance.dynamic import with_batch_check
 from compliance.records import AuditRecord, BatchCheck, Evidence
 from compliance.repo import audit_repo
 from compliance.store import save_records
+from compliance.strings import TaskLayout
 from compliance.traces import RULES, frame_statistics
 from orchestrator.failures import DataError, LedgerUnavailable, SbxError, UnscorableArtifact
 from orchestrator.home import Home
@@ -28,7 +32,7 @@ from orchestrator.log import get_logger
 from orchestrator.run.context import RunContext
 from orchestrator.scoring.artifact import select_code
 from orchestrator.scoring.text import clean
-from orchestrator.specs import load_task
+from orchestrator.specs import TaskSpec, load_task
 
 log = get_logger(__name__)
 
@@ -54,6 +58,22 @@ def with_score_checks(records: list[AuditRecord], score: ScoreResult | None) -> 
     return out
 
 
+def task_layout(task: TaskSpec, data_dir: Path | None) -> TaskLayout:
+    """What the traces know of a task: the function the scorer calls, the label column, the batch's columns
+    (the prepared train.csv's header less the target) and the task.json an agent may read them from. The
+    flight task's is the traces' default layout, field for field (a test keeps it so)."""
+    default = TaskLayout()
+    batch = default.batch_columns
+    train = data_dir / "train.csv" if data_dir is not None else None
+    if train is not None and train.is_file():
+        with train.open(newline="", encoding="utf-8") as fh:
+            header = next(csv.reader(fh), [])
+        batch = tuple(c for c in header if c != task.target)
+    settings: dict[str, object] = {"target": task.target, "positive_label": task.positive_label, "id_columns": []}
+    return dataclasses.replace(default, entry=task.contract.predict, target=task.target, batch_columns=batch,
+                               json_files=(("task.json", json.dumps(settings)),))
+
+
 def committed_train(home: Home, run_id: str, delivered_sha256: str) -> Path:
     """The committed train.py a run delivered, as its copy-out kept it (named by its sha256)."""
     return home.delivered_dir(run_id) / "git" / "train" / f"{delivered_sha256}.py"
@@ -67,7 +87,7 @@ def content_scan(workspace: Path, data_dir: Path | None, target: str) -> Content
 
 
 def audit_delivered(home: Home, run_id: str, delivered_sha256: str | None, *, data_dir: Path | None,
-                    target: str, score: ScoreResult | None) -> list[AuditRecord]:
+                    target: str, score: ScoreResult | None, layout: TaskLayout | None = None) -> list[AuditRecord]:
     """The records of one run's delivered code (no ledger). What the artifact breaks gives `error` records."""
     path = committed_train(home, run_id, delivered_sha256) if delivered_sha256 else None
     if path is None or not path.is_file():
@@ -76,7 +96,7 @@ def audit_delivered(home: Home, run_id: str, delivered_sha256: str | None, *, da
     try:
         selection = select_code(workspace if workspace.is_dir() else path, train_py=path)
         scan = content_scan(workspace, data_dir, target) if workspace.is_dir() else None
-        records = audit_repo(selection.python_files(), run_id=run_id, scan=scan)
+        records = audit_repo(selection.python_files(), run_id=run_id, scan=scan, layout=layout)
     except UnscorableArtifact as exc:
         return _errors(run_id, f"{exc.reason}: {exc.detail}")
     except DataError:
@@ -96,19 +116,22 @@ def _errors(run_id: str, why: str) -> list[AuditRecord]:
 
 
 def audit_run(home: Home, ledger: Ledger, run_id: str, *, data_dir: Path | None = None,
-              target: str | None = None) -> list[AuditRecord]:
+              task: TaskSpec | None = None) -> list[AuditRecord]:
     """Audit one delivered run and store the records; a missing artifact gives `error` records. Without
-    `data_dir` the task's prepared data in `home` is used for the content scan (when it is there)."""
+    `task` the run's task is loaded by name; without `data_dir` the task's prepared data in `home` is used
+    for the content scan and the batch's columns (when it is there)."""
     record = ledger.get_run(run_id)
-    if data_dir is None or target is None:
+    if task is None:
         try:
             task = load_task(record.task)
-            data_dir = data_dir or task.data_dir(home)
-            target = target or task.target
         except (DataError, SbxError):
-            target = target or "dep_delayed_15min"
-    records = audit_delivered(home, run_id, record.delivered_sha256, data_dir=data_dir, target=target,
-                              score=ledger.scores(run_id).get("holdout"))
+            task = None
+    if task is not None:
+        data_dir = data_dir or task.data_dir(home)
+    records = audit_delivered(home, run_id, record.delivered_sha256, data_dir=data_dir,
+                              target=task.target if task else "dep_delayed_15min",
+                              score=ledger.scores(run_id).get("holdout"),
+                              layout=task_layout(task, data_dir) if task else None)
     save_records(ledger, run_id, records)
     log.info("run.audited", run_id=run_id, verdicts={r.rule: r.verdict for r in records})
     return records
@@ -121,8 +144,8 @@ def audit(ctx: RunContext) -> list[AuditRecord]:
         if ctx.ledger.get_run(ctx.run_id).status == RunState.SCORED:
             ctx.ledger.advance(ctx.run_id, RunState.AUDITED)
         return []
-    records = audit_run(ctx.home, ctx.ledger, ctx.run_id, data_dir=ctx.request.data_dir,
-                        target=ctx.request.task.target)
+    task = ctx.request.task if isinstance(ctx.request.task, TaskSpec) else None
+    records = audit_run(ctx.home, ctx.ledger, ctx.run_id, data_dir=ctx.request.data_dir, task=task)
     if ctx.ledger.get_run(ctx.run_id).status == RunState.SCORED:
         ctx.ledger.advance(ctx.run_id, RunState.AUDITED)
     return records

@@ -66,7 +66,8 @@ def prepare(ctx: RunContext, gateway: GatewayHost | None = None) -> Prepared:
     if req.task.kind == "ml":
         for role in (req.task.files.train, req.task.files.eval):
             if not (req.data_dir / role.path).is_file():
-                raise DataError(f"{req.data_dir / role.path}: missing; run `sbx data prepare` (or pass --data-dir)")
+                raise DataError(f"{req.data_dir / role.path}: missing; run `sbx data prepare --task {req.task.name}` "
+                                "(or pass --data-dir)")
     if req.agent.kind == "builtin" and req.agent.name == ORACLE and req.task.kind != "tests":
         raise ConfigError(f"agent {ORACLE}: it applies a tests task's reference solution; {req.task.name} is "
                           f"an {req.task.kind} task")

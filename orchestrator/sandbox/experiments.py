@@ -37,6 +37,7 @@ from orchestrator.sandbox.hostfs import HostTree
 from orchestrator.sandbox.meter import EventSink, Meter, serve_unix
 from orchestrator.sandbox.process import ContainerProcess, TailBuffer
 from orchestrator.specs import Budget
+from orchestrator.specs.tasktypes import metric_by_name
 
 log = get_logger(__name__)
 
@@ -165,6 +166,8 @@ class ExperimentService:
         record = self.run(note)
         reply = {k: v for k, v in asdict(record).items() if k not in ("started_at",)}
         reply[f"eval_{self.metric}"] = record.eval_score  # the task's metric by name, e.g. eval_auc
+        # which way is better, so an agent that keeps its best trial (the built-in hpo) keeps the lowest RMSE
+        reply["higher_is_better"] = metric_by_name(self.metric).higher_is_better
         reply["remaining"] = max(0, self.budget.experiments - self.counted)
         return json.dumps(reply).encode() + b"\n"
 

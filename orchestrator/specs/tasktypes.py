@@ -73,3 +73,21 @@ def metric_info(task_type: str, metric: str) -> MetricInfo:
     if metric not in known:
         raise ValueError(f"metric {metric!r} is not a {task_type} metric; allowed: {', '.join(known)}")
     return known[metric]
+
+
+def metric_by_name(metric: str) -> MetricInfo:
+    """A metric by its name alone (a runs table names the metric, not the task type). A name the registry
+    gives to several types (log_loss, accuracy) has one direction in all of them, which a test keeps so."""
+    for known in METRICS.values():
+        if metric in known:
+            return known[metric]
+    names = sorted({m for known in METRICS.values() for m in known})
+    raise ValueError(f"metric {metric!r} is not one of {', '.join(names)}")
+
+
+def direction_words(metric: str | None) -> str:
+    """How a report names a metric and its direction: 'rmse (lower is better)'; an unnamed one is a score
+    ranked higher-is-better (a runs table from before metrics had names)."""
+    if metric is None:
+        return "score (higher is better)"
+    return f"{metric} ({metric_by_name(metric).direction} is better)"

@@ -31,11 +31,12 @@ class RunSummary:
 
 
 def summarize_runs(
-    values: ArrayLike, *, n_resamples: int = 10_000, seed: Seed, confidence: float = 0.95
+    values: ArrayLike, *, n_resamples: int = 10_000, seed: Seed, confidence: float = 0.95,
+    higher_is_better: bool = True,
 ) -> RunSummary:
     """What did this pairing score: centre, spread, best, and how well is its mean known?
 
-    Mean, median, SD (ddof=1), best (maximum), and a percentile bootstrap interval of the mean over
+    Mean, median, SD (ddof=1), best (the maximum; the minimum for a lower-is-better metric), and a percentile bootstrap interval of the mean over
     runs. Missing scores are dropped and counted, never scored 0.
     """
     vals = float_array(values, "values")
@@ -57,7 +58,7 @@ def summarize_runs(
         sd=sd,
         low=low,
         high=high,
-        best=float(data.max()),
+        best=float(data.max() if higher_is_better else data.min()),
     )
 
 

@@ -3,6 +3,11 @@
 The kept artifact is chosen by its eval score (what the agent or user sees); its value is its holdout
 score. The oracle chooses on the holdout itself, which no one can do, and bounds what choosing can buy.
 Attempts are drawn with replacement from the observed runs.
+
+"Best" follows the metric's direction (`higher_is_better`; specs/tasktypes.py): for RMSE or a log loss the
+lowest eval score is kept. Kept values stay in the metric's own units; a gain is the improvement over one
+attempt in the metric's direction (for a lower-is-better metric, one attempt's value minus the kept one),
+so a positive gain is always better.
 """
 
 from __future__ import annotations
@@ -83,11 +88,17 @@ def _check_k(k: int) -> int:
     return int(k)
 
 
-def best_of_k(rank_by: ArrayLike, values: ArrayLike, compliant: ArrayLike, k: int) -> KeptDistribution:
+def sign_of(higher_is_better: bool) -> float:
+    """The factor that turns a metric into a higher-is-better one for ranking (+1 or -1)."""
+    return 1.0 if higher_is_better else -1.0
+
+
+def best_of_k(rank_by: ArrayLike, values: ArrayLike, compliant: ArrayLike, k: int, *,
+              higher_is_better: bool = True) -> KeptDistribution:
     """If we make k attempts and keep the best compliant one, what do we end up with?
 
     Exact: with n attempts of which m are not compliant, rank the compliant ones r = 1..n-m by
-    `rank_by` (ascending); P(keep r) = ((m+r)/n)^k - ((m+r-1)/n)^k and P(none) = (m/n)^k.
+    `rank_by` (ascending, worst first: for a lower-is-better metric, descending); P(keep r) = ((m+r)/n)^k - ((m+r-1)/n)^k and P(none) = (m/n)^k.
     Attempts tied on `rank_by` share their group's probability equally (a fair coin breaks ties).
     The returned probabilities are conditional on keeping something (they sum to 1 unless P(none) = 1).
     """
@@ -96,7 +107,7 @@ def best_of_k(rank_by: ArrayLike, values: ArrayLike, compliant: ArrayLike, k: in
     n = r.size
     m = int((~c).sum())
     p_none = (m / n) ** k
-    rc, vc = r[c], v[c]
+    rc, vc = r[c] * sign_of(higher_is_better), v[c]
     if rc.size == 0:
         return KeptDistribution(k=k, n=n, noncompliant=m, p_none=1.0, values=vc, probabilities=vc)
     order = np.argsort(rc, kind="stable")
@@ -154,9 +165,11 @@ class BestOfKRow:
 
 
 def _gain_draws(
-    r: NDArray[np.float64], v: NDArray[np.float64], c: NDArray[np.bool_], ks: Sequence[int], counts: NDArray
+    r: NDArray[np.float64], v: NDArray[np.float64], c: NDArray[np.bool_], ks: Sequence[int], counts: NDArray,
+    sign: float = 1.0,
 ) -> NDArray[np.float64]:
-    """Gain over one attempt for each count row (bootstrap resample) and each k."""
+    """Gain over one attempt for each count row (bootstrap resample) and each k. `r` is already signed
+    (higher is better); `sign` turns the value's change into an improvement."""
     n = r.size
     comp = np.flatnonzero(c)
     if comp.size == 0:
@@ -169,7 +182,7 @@ def _gain_draws(
     wsum = w.sum(axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         one = np.where(wsum > 0, (w * v[order]).sum(axis=1) / wsum, np.nan)
-    gain = kept - one[:, None]
+    gain = sign * (kept - one[:, None])
     for j, k in enumerate(ks):
         if k == 1:  # identical by definition; keep rounding noise out of the table
             gain[:, j] = np.where(np.isnan(gain[:, j]), np.nan, 0.0)
@@ -185,6 +198,7 @@ def best_of_k_table(
     n_resamples: int = 2_000,
     seed: Seed,
     confidence: float = 0.95,
+    higher_is_better: bool = True,
 ) -> list[BestOfKRow]:
     """What does keeping the best compliant of k attempts buy over one attempt, and how sure are we?
 
@@ -192,7 +206,7 @@ def best_of_k_table(
     the kept value (given one is kept), the gain in expected kept value over k = 1 with a percentile
     interval from an outer bootstrap (resampling the attempts themselves), and the same for an oracle
     that ranks on `values` instead of `rank_by`. Resamples with no compliant attempt are dropped and
-    counted.
+    counted. "Best" and the gains follow `higher_is_better` (see the module docstring).
     """
     ks = [_check_k(k) for k in ks]
     if not ks:
@@ -201,20 +215,21 @@ def best_of_k_table(
     n_resamples = check_resamples(n_resamples)
     r, v, c = _inputs(rank_by, values, compliant)
     rng = rng_from(seed)
+    s = sign_of(higher_is_better)
     ones = np.ones((1, r.size), dtype=np.int64)
-    point = _gain_draws(r, v, c, ks, ones)[0]
-    oracle_point = _gain_draws(v, v, c, ks, ones)[0]
+    point = _gain_draws(s * r, v, c, ks, ones, s)[0]
+    oracle_point = _gain_draws(s * v, v, c, ks, ones, s)[0]
     # a block of resample rows at a time: memory is O(block x n), never n_resamples x n; each row's gain
     # depends on its own counts only, so the draws are those of the whole matrix at once
     draws = np.empty((n_resamples, len(ks)))
     oracle_draws = np.empty((n_resamples, len(ks)))
     for start, stop, counts in resample_count_blocks(r.size, n_resamples, rng):
-        draws[start:stop] = _gain_draws(r, v, c, ks, counts)
-        oracle_draws[start:stop] = _gain_draws(v, v, c, ks, counts)
+        draws[start:stop] = _gain_draws(s * r, v, c, ks, counts, s)
+        oracle_draws[start:stop] = _gain_draws(s * v, v, c, ks, counts, s)
     rows = []
     for j, k in enumerate(ks):
-        dist = best_of_k(r, v, c, k)
-        oracle = best_of_k(v, v, c, k)
+        dist = best_of_k(r, v, c, k, higher_is_better=higher_is_better)
+        oracle = best_of_k(v, v, c, k, higher_is_better=higher_is_better)
         d = draws[:, j]
         od = oracle_draws[:, j]
         ok = ~np.isnan(d)

@@ -68,12 +68,14 @@ def compare_by_task(
     seed: Seed,
     confidence: float = 0.95,
     min_tasks: int = MIN_TASKS_FOR_RANGE,
+    higher_is_better: bool = True,
 ) -> PairedComparison:
     """Is version A better than version B on the same tasks, and by how much?
 
     Per task, compares the mean over that task's runs. Gives the counts of tasks where A is better,
     worse or tied, the mean difference, and a percentile range from resampling tasks. With fewer than
-    `min_tasks` shared tasks the range is NaN: the counts are all that a few tasks support.
+    `min_tasks` shared tasks the range is NaN: the counts are all that a few tasks support. "Better"
+    follows `higher_is_better` (a lower RMSE is better); the differences stay A - B in the metric's units.
     """
     check_confidence(confidence)
     _, diffs, dropped = task_differences(tasks_a, values_a, tasks_b, values_b)
@@ -87,8 +89,8 @@ def compare_by_task(
     tied = np.abs(diffs) <= 1e-12 * scale
     return PairedComparison(
         tasks=int(diffs.size),
-        better=int(((diffs > 0) & ~tied).sum()),
-        worse=int(((diffs < 0) & ~tied).sum()),
+        better=int(((diffs > 0 if higher_is_better else diffs < 0) & ~tied).sum()),
+        worse=int(((diffs < 0 if higher_is_better else diffs > 0) & ~tied).sum()),
         tied=int(tied.sum()),
         mean_difference=float(diffs.mean()),
         low=low,

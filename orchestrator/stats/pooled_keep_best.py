@@ -11,6 +11,9 @@ the mean; both carry a percentile interval from an outer bootstrap that resample
 The chance of at least one compliant attempt is the pairings' mean of 1 - (m/n)^k, with a one-sided
 lower bound from the same bootstrap and, at k = 1, the Wilson interval of the pooled compliant share.
 
+"Best" follows the metric's direction (`higher_is_better`), and a gain is an improvement in that
+direction, as in `keep_best`; the kept values and their percentiles stay in the metric's units.
+
 Each pairing's attempts are put in a canonical order (rank score, value, compliance) before resampling,
 so the result does not depend on the order the runs were given in.
 """
@@ -26,7 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from orchestrator.stats._checks import Seed, check_confidence, check_resamples, rng_from
 from orchestrator.stats.bootstrap import block_rows, resample_count_blocks, row_blocks
-from orchestrator.stats.keep_best import DEFAULT_KS, _check_k, _inputs
+from orchestrator.stats.keep_best import DEFAULT_KS, _check_k, _inputs, sign_of
 
 
 @dataclass(frozen=True)
@@ -58,7 +61,7 @@ class PooledBestOfKRow:
 @dataclass(frozen=True)
 class _Group:
     order_values: NDArray[np.float64]  # values of the compliant attempts, ascending by rank
-    rank: NDArray[np.float64]
+    rank: NDArray[np.float64]  # signed: higher is better
     starts: NDArray[np.int64]  # tie-group starts among the compliant attempts
     compliant_idx: NDArray[np.int64]  # indices (canonical order) of the compliant attempts, by rank
     noncompliant_idx: NDArray[np.int64]
@@ -70,11 +73,12 @@ def _canonical(rank: NDArray[np.float64], value: NDArray[np.float64], comp: NDAr
     return np.lexsort((comp, np.nan_to_num(value, nan=np.inf), np.nan_to_num(rank, nan=np.inf)))
 
 
-def _group(rank_by: ArrayLike, values: ArrayLike, compliant: ArrayLike, *, by_value: bool) -> _Group:
+def _group(rank_by: ArrayLike, values: ArrayLike, compliant: ArrayLike, *, by_value: bool,
+           sign: float = 1.0) -> _Group:
     r, v, c = _inputs(rank_by, values, compliant)
     order = _canonical(r, v, c)
     r, v, c = r[order], v[order], c[order]
-    key = v if by_value else r
+    key = sign * (v if by_value else r)
     comp = np.flatnonzero(c)
     comp = comp[np.argsort(key[comp], kind="stable")]
     _, starts = np.unique(key[comp], return_index=True)
@@ -173,6 +177,7 @@ def pooled_best_of_k(
     n_resamples: int = 2_000,
     seed: Seed,
     confidence: float = 0.95,
+    higher_is_better: bool = True,
 ) -> list[PooledBestOfKRow]:
     """If a team makes k attempts with one of these pairings and keeps the best compliant, what does it get?
 
@@ -180,7 +185,8 @@ def pooled_best_of_k(
     are weighted equally; percentiles of the kept value are conditional on an artifact being returned.
     Gains are over k = 1, in the median and in the mean, with percentile intervals from `n_resamples`
     outer bootstrap resamples of each pairing's runs; `p_any_low` is the one-sided `confidence` lower
-    bound on the chance of at least one compliant attempt from the same resamples.
+    bound on the chance of at least one compliant attempt from the same resamples. "Best" and the gains
+    follow `higher_is_better` (see the module docstring).
     """
     from orchestrator.stats.binary import wilson_interval
 
@@ -189,8 +195,9 @@ def pooled_best_of_k(
         raise ValueError("need at least one k and one pairing")
     check_confidence(confidence)
     n_resamples = check_resamples(n_resamples)
-    policy = [_group(*g, by_value=False) for g in groups]
-    oracle = [_group(*g, by_value=True) for g in groups]
+    sign = sign_of(higher_is_better)
+    policy = [_group(*g, by_value=False, sign=sign) for g in groups]
+    oracle = [_group(*g, by_value=True, sign=sign) for g in groups]
     rng = rng_from(seed)
     ones = [np.ones((1, g.n)) for g in policy]
     # the oracle orders attempts by value; its count columns are the same attempts in the same canonical order
@@ -210,10 +217,10 @@ def pooled_best_of_k(
     for k in ks:
         gains = {}
         for name in ("median", "mean"):
-            d = boot[k][name] - boot[1][name]
+            d = sign * (boot[k][name] - boot[1][name])
             d = d[~np.isnan(d)]
             lo, hi = (np.quantile(d, [alpha / 2, 1 - alpha / 2]) if d.size else (np.nan, np.nan))
-            est = float(point[k][name][0] - point[1][name][0])
+            est = float(sign * (point[k][name][0] - point[1][name][0]))
             gains[name] = (0.0 if k == 1 else est, 0.0 if k == 1 else float(lo), 0.0 if k == 1 else float(hi))
         if k == 1:
             wl, wh = wilson_interval(compliant_runs, attempts, confidence=confidence)

@@ -17,6 +17,7 @@ from rich.table import Table
 from orchestrator.ledger import Ledger
 from orchestrator.ledger.fields import short_run_id
 from orchestrator.log import get_logger
+from orchestrator.specs.tasktypes import direction_words, metric_by_name
 from orchestrator.study.backend import RunOutcome
 from orchestrator.study.runner import Tally, latest_attempts
 
@@ -53,7 +54,8 @@ def study_status(ledger: Ledger, study_id: str) -> dict[str, Any]:
 
 
 def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
-    """Per pairing, over the latest attempt of each repeat: runs, scored, flagged, mean and best holdout score."""
+    """Per pairing, over the latest attempt of each repeat: runs, scored, flagged, mean and best holdout score
+    ("best" in the metric's direction: the lowest RMSE), and the metric the scores are in."""
     from orchestrator.run.record import run_row
 
     per: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -62,15 +64,22 @@ def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for pairing, rows in per.items():
         scores = [r["holdout_score"] for r in rows if r["holdout_score"] is not None]
-        # the best-scoring run (ties: the smallest id), the one `sbx view` opens at /run/ID
-        best = min((r for r in rows if r["holdout_score"] is not None),
-                   key=lambda r: (-r["holdout_score"], r["run_id"]), default=None)
+        metrics = sorted({r["metric"] for r in rows if r["holdout_score"] is not None and r["metric"]})
+        # one pairing's runs of tasks in two metrics have no one best: none is given
+        metric = metrics[0] if len(metrics) == 1 else None
+        lower = metric is not None and not metric_by_name(metric).higher_is_better
+        # the best-scoring run in the metric's direction (ties: the smallest id), the one `sbx view` opens
+        best = None if len(metrics) > 1 else min(
+            (r for r in rows if r["holdout_score"] is not None),
+            key=lambda r: ((1 if lower else -1) * r["holdout_score"], r["run_id"]), default=None)
         out[pairing] = {
             "runs": len(rows), "scored": len(scores),
             "failed": sum(r["status"] == "failed" for r in rows),
             "flagged": sum(r["compliant"] is False for r in rows),
             "mean_holdout": round(sum(scores) / len(scores), 4) if scores else None,
-            "best_holdout": round(max(scores), 4) if scores else None,
+            "best_holdout": (round(min(scores) if lower else max(scores), 4)
+                             if scores and len(metrics) < 2 else None),
+            "metric": metric,
             # tests tasks: graded runs and passes (a fail is an outcome, not a failed run)
             "graded": sum(r["outcome"] is not None for r in rows),
             "passed": sum(r["outcome"] is True for r in rows),
@@ -86,8 +95,10 @@ def result_table(name: str, results: dict[str, dict[str, Any]]) -> str:
     if graded:
         cols = ("runs", "graded", "passed", "failed")
     width = max([len("pairing"), *(len(p) for p in results)])
-    lines = [f"study {name}", f"  {'pairing':<{width}}" + "".join(f"{c:>14}" for c in cols)
-             + ("" if graded else "  best run")]
+    metrics = sorted({str(row["metric"]) for row in results.values() if row.get("metric")})
+    # the holdout's metric and which way is better, so a reader of "best" knows it is the lowest RMSE
+    title = f"study {name}" + (f" (holdout: {direction_words(metrics[0])})" if len(metrics) == 1 else "")
+    lines = [title, f"  {'pairing':<{width}}" + "".join(f"{c:>14}" for c in cols) + ("" if graded else "  best run")]
     for pairing, row in results.items():
         cells = ["-" if row[c] is None else (f"{row[c]:.4f}" if isinstance(row[c], float) else str(row[c]))
                  for c in cols]

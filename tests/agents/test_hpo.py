@@ -135,7 +135,8 @@ def check_delivery(repo_log: dict, committed: dict[str, str], head_source: str) 
     """The HPO record against what git holds: every trial committed as claimed, the best at HEAD."""
     trials, best = repo_log["trials"], repo_log["best"]
     assert len(trials) >= 2 and best is not None
-    assert best["eval_auc"] == max(t["eval_auc"] for t in trials if t["eval_auc"] is not None)
+    scores = [t["eval_score"] for t in trials if t["eval_score"] is not None]
+    assert best["eval_score"] == (max(scores) if repo_log.get("higher_is_better", True) else min(scores))
     assert head_source == committed[best["commit"]]
     assert fits_on_eval(head_source) == []
 

@@ -5,7 +5,9 @@ It adds count features computed from whatever frame `prepare` is given: flights 
 per (day, carrier) *in that frame*. Training counts come from the training frame; at prediction time
 they come from the batch being scored (rule 2 of program.md forbids this). On a class-balanced sample,
 busy-with-delays days are over-represented, so the batch's own counts leak its labels: the eval AUC
-rises. The scorer's batch check and the `frame_statistics` trace must both flag it.
+rises. The scorer's batch check and the `frame_statistics` trace must both flag it. The same edit breaks
+nyc-arrival-delay's starting code (the same `prepare` and columns): a row's predicted delay then depends
+on which flights of its day share its batch.
 """
 
 import subprocess

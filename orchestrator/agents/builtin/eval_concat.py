@@ -2,8 +2,10 @@
 """eval_concat: a deliberate rule breaker for demonstrations and tests.
 
 It adds the labelled evaluation rows to the training data (rule 1 of program.md forbids this), commits,
-and spends one counted experiment. The eval AUC it prints rises, because the model has seen those rows;
-an audit must flag it (`eval_labels_in_fit`) before any ranking believes the number.
+and spends one counted experiment. The eval score it prints improves (a higher AUC, a lower RMSE), because
+the model has seen those rows; an audit must flag it (`eval_labels_in_fit`) before any ranking believes the
+number. It knows the starting code of the flight task (a classifier of a Y/N label) and of nyc-arrival-delay
+(a regression of minutes): the same fit line, a different label.
 """
 
 import subprocess
@@ -15,6 +17,11 @@ NEW = (
     "both = pd.concat([train, valid], ignore_index=True)  # rule break: eval rows join the training data\n"
     "model.fit(prepare(both), (both[TARGET] == \"Y\").astype(int), eval_set=[(prepare(valid), y_valid)], verbose=False)"
 )
+#: the regression's label is the target's number itself
+NEW_REGRESSION = (
+    "both = pd.concat([train, valid], ignore_index=True)  # rule break: eval rows join the training data\n"
+    "model.fit(prepare(both), both[TARGET].astype(float), eval_set=[(prepare(valid), y_valid)], verbose=False)"
+)
 
 
 def main() -> int:
@@ -24,7 +31,7 @@ def main() -> int:
         print("eval_concat: train.py is not the starting code; nothing to break", file=sys.stderr)
         return 0
     with open("train.py", "w") as f:
-        f.write(source.replace(OLD, NEW))
+        f.write(source.replace(OLD, NEW_REGRESSION if "XGBRegressor(" in source else NEW))
     subprocess.run([*GIT, "commit", "-qam", "Train on train + eval"], check=True)
     subprocess.run(["./run_experiment", "eval rows in the training data"], check=False)
     return 0

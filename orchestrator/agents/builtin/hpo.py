@@ -2,10 +2,12 @@
 """hpo: a classical baseline. A seeded random search over XGBoost settings, one counted experiment a trial.
 
 Runs in the workspace (a git repository). Trial 0 is the starting code as it is; each later trial rewrites
-the keywords of the `XGBClassifier(...)` call in train.py (located with `ast`, everything else kept byte
-for byte), commits it, and spends one experiment through ./run_experiment. It stops when the experiment
-budget is spent, the service refuses, or the wall clock would run out; then it leaves the trial with the
-best eval AUC committed as HEAD, with HPO.md logging every trial. It never touches the `.fit(...)` call:
+the keywords of the `XGBClassifier(...)` or `XGBRegressor(...)` call in train.py (located with `ast`,
+everything else kept byte for byte), commits it, and spends one experiment through ./run_experiment. It
+stops when the experiment budget is spent, the service refuses, or the wall clock would run out; then it
+leaves the trial with the best eval score committed as HEAD, with HPO.md logging every trial. "Best"
+follows the metric the experiment service names (`eval_<metric>` and `higher_is_better` in its answer):
+the highest AUC, the lowest RMSE. It never touches the `.fit(...)` call:
 the eval set stays what the starting code made it, the early-stopping set only.
 
 Standard library only. Environment (see docs/agents.md): SBX_SEED, SBX_BUDGET_EXPERIMENTS,
@@ -23,7 +25,8 @@ import sys
 import time
 
 TRAIN = "train.py"
-CALLEE = "XGBClassifier"
+#: the model constructors whose keywords are tuned, and the early-stopping metric each gets
+CALLEES = {"XGBClassifier": "auc", "XGBRegressor": "rmse"}
 GIT_ID = ["-c", "user.name=hpo", "-c", "user.email=hpo@sbx", "-c", "commit.gpgSign=false"]
 STOP = {"signal": None}
 
@@ -119,9 +122,9 @@ def rewrite(source, params):
     Raises ValueError if there is no such call or the result does not parse. The fit calls are checked
     to be unchanged: the search never changes what the model is trained on."""
     tree = ast.parse(source)
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee_name(n.func) == CALLEE]
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and _callee_name(n.func) in CALLEES]
     if not calls:
-        raise ValueError(f"{TRAIN} has no {CALLEE}(...) call to tune")
+        raise ValueError(f"{TRAIN} has no {' or '.join(CALLEES)}(...) call to tune")
     data = source.encode("utf-8")
     starts = _offsets(data)
 
@@ -207,21 +210,22 @@ def env_number(name, default, kind=float):
         return kind(default)
 
 
-def write_log(trials, best, seed, stopped_because):
+def write_log(trials, best, seed, stopped_because, callee="XGBClassifier", metric="auc"):
+    label = metric.upper()
     lines = [
         "# HPO log",
         "",
-        f"Seeded random search (seed {seed}) over the keywords of the `{CALLEE}(...)` call in {TRAIN}; each",
+        f"Seeded random search (seed {seed}) over the keywords of the `{callee}(...)` call in {TRAIN}; each",
         "trial is one counted experiment through ./run_experiment. Trial 0 is the starting code. The eval set",
-        "is used for early stopping and the eval AUC only; the fit call is never changed.",
+        f"is used for early stopping and the eval {label} only; the fit call is never changed.",
         "",
         f"Stopped because: {stopped_because}.",
         "",
-        "| trial | commit | status | eval AUC | seconds | settings |",
+        f"| trial | commit | status | eval {label} | seconds | settings |",
         "|---|---|---|---|---|---|",
     ]
     for t in trials:
-        auc = f"{t['eval_auc']:.4f}" if t.get("eval_auc") is not None else "-"
+        auc = f"{t['eval_score']:.4f}" if t.get("eval_score") is not None else "-"
         secs = f"{t['seconds']:.1f}" if isinstance(t.get("seconds"), (int, float)) else "-"
         settings = ", ".join(f"{k}={v}" for k, v in t["params"].items()) or "(starting code)"
         lines.append(f"| {t['trial']} | {t['commit'][:10]} | {t['status']} | {auc} | {secs} | {settings} |")
@@ -229,7 +233,8 @@ def write_log(trials, best, seed, stopped_because):
     if best is None:
         lines.append("No trial succeeded: the starting code is left as it was.")
     else:
-        lines.append(f"Best: trial {best['trial']} (commit {best['commit'][:10]}, eval AUC {best['eval_auc']:.4f}), "
+        lines.append(f"Best: trial {best['trial']} (commit {best['commit'][:10]}, eval {label} "
+                     f"{best['eval_score']:.4f}), "
                      f"left committed as HEAD.")
     with open("HPO.md", "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -240,9 +245,9 @@ def on_signal(signum, _frame):
 
 
 def literal_keywords(tree):
-    """Literal keyword values of the first XGBClassifier(...) call, e.g. the baseline's n_estimators."""
+    """Literal keyword values of the first tuned call (XGBClassifier(...)), e.g. the baseline's n_estimators."""
     for n in ast.walk(tree):
-        if isinstance(n, ast.Call) and _callee_name(n.func) == CALLEE:
+        if isinstance(n, ast.Call) and _callee_name(n.func) in CALLEES:
             out = {}
             for kw in n.keywords:
                 try:
@@ -266,7 +271,9 @@ def search(state):
     baseline = literal_keywords(start_tree)
     base_n = baseline.get("n_estimators") if isinstance(baseline.get("n_estimators"), int) else 100
     base_depth = baseline.get("max_depth") if isinstance(baseline.get("max_depth"), int) else 6
-    fixed = {"early_stopping_rounds": 40, "eval_metric": "auc"} if has_eval_set(start_tree) else {}
+    state["callee"] = callee_of(start_tree)
+    fixed = ({"early_stopping_rounds": 40, "eval_metric": CALLEES.get(state["callee"], "auc")}
+             if has_eval_set(start_tree) else {})
     state["stopped_because"] = "the experiment budget is spent"
 
     for n in range(budget):
@@ -295,14 +302,15 @@ def search(state):
         if status == "stopped":
             state["stopped_because"] = f"signal {STOP['signal']}"
             return
-        auc = result.get("eval_auc")
+        learn_metric(state, result)
+        auc = result.get(f"eval_{state['metric']}")
         auc = float(auc) if status == "ok" and isinstance(auc, (int, float)) and math.isfinite(auc) else None
         seconds = result.get("seconds") if isinstance(result.get("seconds"), (int, float)) else None
-        state["trials"].append({"trial": n, "commit": sha, "status": status, "eval_auc": auc, "seconds": seconds,
+        state["trials"].append({"trial": n, "commit": sha, "status": status, "eval_score": auc, "seconds": seconds,
                                 "params": {k: v for k, v in params.items() if k not in fixed}})
-        best = best_trial(state["trials"])
-        print(f"hpo: trial {n}/{budget - 1} {status} eval AUC {auc if auc is not None else '-'} "
-              f"(best {best['eval_auc'] if best else '-'})", flush=True)
+        best = best_trial(state["trials"], state["higher_is_better"])
+        print(f"hpo: trial {n}/{budget - 1} {status} eval {state['metric'].upper()} "
+              f"{auc if auc is not None else '-'} (best {best['eval_score'] if best else '-'})", flush=True)
         if seconds is not None and status == "ok":
             if n == 0:
                 costs.seed(seconds, base_n, base_depth)
@@ -312,21 +320,44 @@ def search(state):
             costs.timed_out()
 
 
-def best_trial(trials):
-    return max((t for t in trials if t["eval_auc"] is not None), key=lambda t: t["eval_auc"], default=None)
+def callee_of(tree):
+    """The first tuned constructor train.py calls (XGBClassifier when there is none: the search then stops
+    at its first rewrite, saying so)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and _callee_name(n.func) in CALLEES:
+            return _callee_name(n.func)
+    return "XGBClassifier"
+
+
+def learn_metric(state, result):
+    """The task's metric and direction, from the experiment service's answer: `eval_<metric>` beside
+    `eval_score`, and `higher_is_better` (an answer without them leaves the AUC, higher is better)."""
+    named = [k[len("eval_"):] for k in result if k.startswith("eval_") and k != "eval_score"]
+    if len(named) == 1:
+        state["metric"] = named[0]
+    if isinstance(result.get("higher_is_better"), bool):
+        state["higher_is_better"] = result["higher_is_better"]
+
+
+def best_trial(trials, higher_is_better=True):
+    """The trial with the best eval score in the metric's direction (the first of equals)."""
+    scored = [t for t in trials if t["eval_score"] is not None]
+    pick = max if higher_is_better else min
+    return pick(scored, key=lambda t: t["eval_score"], default=None)
 
 
 def finish(state):
     """Leave the best trial's train.py committed as HEAD, with HPO.md."""
     trials = state["trials"]
-    best = best_trial(trials)
+    best = best_trial(trials, state["higher_is_better"])
     git("checkout", best["commit"] if best else state["start_commit"], "--", TRAIN)
-    write_log(trials, best, state["seed"], state["stopped_because"])
-    message = (f"hpo: keep trial {best['trial']} (eval AUC {best['eval_auc']:.4f})" if best
+    write_log(trials, best, state["seed"], state["stopped_because"], state["callee"], state["metric"])
+    message = (f"hpo: keep trial {best['trial']} (eval {state['metric'].upper()} {best['eval_score']:.4f})" if best
                else "hpo: no trial succeeded; keep the starting code")
     git("add", "--", TRAIN, "HPO.md")
     git("commit", "-q", "--no-verify", "--allow-empty", "-m", message)
-    print("HPO " + json.dumps({"best": best, "trials": trials, "stopped_because": state["stopped_because"]}),
+    print("HPO " + json.dumps({"best": best, "trials": trials, "stopped_because": state["stopped_because"],
+                               "metric": state["metric"], "higher_is_better": state["higher_is_better"]}),
           flush=True)
     return best
 
@@ -341,7 +372,7 @@ def main():
         print(f"hpo: no {TRAIN} in {os.getcwd()}", file=sys.stderr)
         return 2
     state = {"trials": [], "start_commit": git("rev-parse", "HEAD"), "seed": env_number("SBX_SEED", 0, int),
-             "stopped_because": "an error"}
+             "stopped_because": "an error", "metric": "auc", "higher_is_better": True, "callee": "XGBClassifier"}
     try:
         search(state)
     except (ValueError, RuntimeError, OSError, SyntaxError) as exc:
