@@ -86,6 +86,20 @@ class RunRecord:
 
 _DECODED = frozenset({"status", "failure_class", "counted", "resources", "meta"})
 
+@dataclass(frozen=True)
+class AttemptState:
+    """Where one attempt stands, without the rest of its row (no JSON decoded): what `sbx study status` and
+    the live display count, every second, over a whole study."""
+
+    run_id: str
+    task: str
+    pairing: str
+    repeat: int
+    attempt: int
+    status: RunState
+    cpu_seconds_container: float | None
+
+
 #: the query that builds RunRecords; append WHERE / ORDER BY
 RUN_SELECT = "SELECT runs.*, studies.name AS study_name FROM runs JOIN studies USING (study_id)"
 

@@ -85,7 +85,8 @@ def save(conn: sqlite3.Connection, run_id: str, result: ScoreResult, scored_at: 
                  f"ON CONFLICT (run_id, dataset) DO UPDATE SET {updates}", row)
 
 
-def _result(row: sqlite3.Row) -> ScoreResult:
+def result_of(row: sqlite3.Row) -> ScoreResult:
+    """A row of `scores` (every column of COLUMNS but run_id and scored_at) as a ScoreResult."""
     values = {c: row[c] for c in _FIELDS}
     if values["batch_dependent"] is not None:
         values["batch_dependent"] = bool(values["batch_dependent"])
@@ -95,9 +96,19 @@ def _result(row: sqlite3.Row) -> ScoreResult:
 def load(conn: sqlite3.Connection, run_id: str) -> dict[str, ScoreResult]:
     """Every stored score of one run, by dataset."""
     rows = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM scores WHERE run_id = ? ORDER BY dataset", (run_id,))
-    return {r.dataset: r for r in map(_result, rows)}
+    return {r.dataset: r for r in map(result_of, rows)}
 
 
 def runs_with_score(conn: sqlite3.Connection, dataset: str) -> set[str]:
     """Runs with a stored score on `dataset` (`unscorable` included: the pair is finished)."""
     return {r[0] for r in conn.execute("SELECT run_id FROM scores WHERE dataset = ?", (dataset,))}
+
+
+def datasets_of_study(conn: sqlite3.Connection, study_id: str) -> dict[str, set[str]]:
+    """run id -> the datasets it has a stored score on, for the runs of one study (one query)."""
+    out: dict[str, set[str]] = {}
+    for run_id, dataset in conn.execute(
+            "SELECT run_id, dataset FROM scores WHERE run_id IN (SELECT run_id FROM runs WHERE study_id = ?)",
+            (study_id,)):
+        out.setdefault(run_id, set()).add(dataset)
+    return out

@@ -1,8 +1,31 @@
 """Scoring, out of reach: step A runs the delivered train.py in a fresh scorer container and asks it for
 predictions batch by batch over a socket; step B, on the host, checks them and computes the metrics.
-See docs/scoring.md."""
+See docs/scoring.md.
 
-from orchestrator.scoring.options import ScoreOptions
-from orchestrator.scoring.service import REASONS, ScoreResult, score_repo
+The names are loaded on first use (PEP 562): the host-side modules here (scoring.text, scoring.artifact,
+scoring.options) are read by commands that never start a scorer, and must not pull the Docker SDK in with
+the package (issue 23).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from orchestrator.scoring.options import ScoreOptions
+    from orchestrator.scoring.service import REASONS, ScoreResult, score_repo
 
 __all__ = ["REASONS", "ScoreOptions", "ScoreResult", "score_repo"]
+
+_LAZY = {"ScoreOptions": "orchestrator.scoring.options",
+         **dict.fromkeys(("REASONS", "ScoreResult", "score_repo"), "orchestrator.scoring.service")}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip this hook
+    return value

@@ -4,16 +4,20 @@ times as ISO 8601 (UTC)."""
 from __future__ import annotations
 
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from orchestrator.failures import ConfigError, LedgerUnavailable
 from orchestrator.ledger import Ledger
 from orchestrator.run.record import TIME_COLUMNS, study_rows
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 
 def runs_frame(ledger: Ledger, study_id: str) -> pd.DataFrame:
     """The study's runs as a frame; time columns are timezone-aware datetimes (UTC)."""
+    import pandas as pd  # here, not at import: `study_id_of` serves commands that never build a frame
+
     frame = pd.DataFrame(study_rows(ledger, study_id))
     for column in TIME_COLUMNS:
         if column in frame:
@@ -30,6 +34,8 @@ def study_id_of(ledger: Ledger, name: str) -> str:
 
 def export(ledger: Ledger, name: str, fmt: str, out: Path) -> tuple[Path, int]:
     """Write the study's runs to `out` as CSV or Parquet; returns the path and the number of rows."""
+    import pandas as pd
+
     frame = runs_frame(ledger, study_id_of(ledger, name))
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":
