@@ -5,6 +5,9 @@ first, then everything else the ledger knows that fits in a cell. `full_record` 
 not: resources, meta, events, experiments, every dataset's score and every audit record with its evidence,
 and for a tests task its grading (every repeat's verdict) and per-test results.
 Times are unix seconds here; the export writes them as ISO 8601.
+
+Every row is built by `row_of` from what `Ledger.run_reads` read: a whole study at once for `study_rows`
+(one query per table, issue 23), one run for `run_row` and `full_record`.
 """
 
 from __future__ import annotations
