@@ -92,7 +92,7 @@ def _ml_study(ledger: Ledger, name: str, repeats: int) -> str:
             continue
         drive(ledger, run, S.RUNNING)
         ledger.update_measurements(run, node=f"n{repeat % 3}", slot=repeat % 4, image="sbx-agent:x",
-                                   delivered_sha256=D0 if kind != 5 else None, wall_seconds=60.0 + repeat,
+                                   delivered_sha256={5: None, 7: D1}.get(kind, D0), wall_seconds=60.0 + repeat,
                                    cpu_seconds_metered=50.0, cpu_seconds_container=51.5, commits=2)
         # the last in-range score on the delivered file counts; another file's and an out-of-range one do not
         ledger.add_experiment(run, status="ok", train_sha256=D0, eval_score=0.6 + repeat / 1000, seconds=1.0)
@@ -113,7 +113,7 @@ def _ml_study(ledger: Ledger, name: str, repeats: int) -> str:
         if kind != 5:
             ledger.save_score(run, _score("later", auc=0.65, eval_score=None, batch_dependent=None))
         ledger.advance(run, S.SCORED)
-        if kind == 7:  # scored, never audited
+        if kind == 7:  # scored, never audited; no experiment on the file it delivered (D1)
             continue
         ledger.save_audits(run, [_audit(R0, "flagged" if kind == 3 else "clear"), _audit(R1, "clear"),
                                  _audit(R2, "flagged")])  # R2 is reported only: it does not decide compliance
@@ -181,7 +181,7 @@ def test_study_rows_are_the_per_run_rows(ledger: Ledger, studies: list[str]) -> 
     rows = [r for s in studies for r in study_rows(ledger, s)]
     assert {r["compliant"] for r in rows} == {True, False, None}
     assert {r["outcome_reason"] for r in rows} >= {"passed", "tests_failed", "agent_failed"}
-    assert 0.42 in {r["eval_score_reported"] for r in rows}
+    assert {0.42, 0.69} <= {r["eval_score_reported"] for r in rows}  # 0.69: the scorer's retrain printed it
     assert {r[f"{R0}_previous"] for r in rows} == {None, "flagged"}
     assert {r["judge_outcome"] for r in rows} == {None, True}  # alpha's unparsed verdict is None, not zeta's fail
     assert {r["reported_cost_usd"] for r in rows} == {None, 0.0123}
