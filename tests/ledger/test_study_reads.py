@@ -243,3 +243,18 @@ def test_what_the_driver_reads_before_dispatch(ledger: Ledger, studies: list[str
                       if ledger.judge_verdicts([r.run_id])}
     assert {"alpha", "zeta"} in judged.values()
     assert ledger.scored_datasets(studies[1]) == {} and ledger.judges_of_study("s-nope") == {}
+
+
+def test_every_read_is_a_search_on_an_index(ledger: Ledger, studies: list[str]) -> None:
+    """Per study or per run, each statement ranges over an index: reading one run of a 100,000-run ledger,
+    or one study of many, never scans a whole table."""
+    run_id = ledger.list_runs(study_id=studies[0])[3].run_id
+    for scope in ({"study_id": studies[0]}, {"run_id": run_id}):
+        with _statements(ledger) as seen:
+            ledger.run_reads(**scope)
+        conn = ledger._connection()
+        plans = {sql: [row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}")]
+                 for sql in seen if sql.startswith("SELECT")}
+        assert len(plans) == 9
+        for sql, plan in plans.items():
+            assert not [step for step in plan if step.startswith("SCAN")], (sql, plan)
