@@ -153,7 +153,8 @@ with open(sys.argv[2], 'w', newline='') as f:
 RUNS_FRAME = """
 import sys
 from orchestrator.ledger import Ledger
-from orchestrator.study.export import runs_frame, study_id_of
+from orchestrator.study.export import runs_frame
+from orchestrator.study.status import study_id_of
 with Ledger(sys.argv[1], create=False) as ledger:
     frame = runs_frame(ledger, study_id_of(ledger, 'bench'))
 print(len(frame), file=sys.stderr)

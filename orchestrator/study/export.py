@@ -6,9 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from orchestrator.failures import ConfigError, LedgerUnavailable
+from orchestrator.failures import ConfigError
 from orchestrator.ledger import Ledger
 from orchestrator.run.record import TIME_COLUMNS, study_rows
+from orchestrator.study.status import study_id_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -16,20 +17,13 @@ if TYPE_CHECKING:
 
 def runs_frame(ledger: Ledger, study_id: str) -> pd.DataFrame:
     """The study's runs as a frame; time columns are timezone-aware datetimes (UTC)."""
-    import pandas as pd  # here, not at import: `study_id_of` serves commands that never build a frame
+    import pandas as pd  # here, not at import: only the commands that build a frame pay for it
 
     frame = pd.DataFrame(study_rows(ledger, study_id))
     for column in TIME_COLUMNS:
         if column in frame:
             frame[column] = pd.to_datetime(frame[column], unit="s", utc=True)
     return frame
-
-
-def study_id_of(ledger: Ledger, name: str) -> str:
-    found = ledger.get_study_by_name(name) or ledger.get_study(name)
-    if found is None:
-        raise LedgerUnavailable(f"no study named {name!r} in the ledger {ledger.path}")
-    return found.study_id
 
 
 def export(ledger: Ledger, name: str, fmt: str, out: Path) -> tuple[Path, int]:

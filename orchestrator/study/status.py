@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from orchestrator.failures import SbxError
+from orchestrator.failures import LedgerUnavailable, SbxError
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger
 
@@ -112,3 +112,11 @@ def study_status(ledger: Ledger, study_id: str) -> dict[str, Any]:
     if len(per_task) > 1:
         out["tasks"] = {k: dict(v) for k, v in sorted(per_task.items())}
     return out
+
+
+def study_id_of(ledger: Ledger, name: str) -> str:
+    """The id of the study named `name` (or whose id it is)."""
+    found = ledger.get_study_by_name(name) or ledger.get_study(name)
+    if found is None:
+        raise LedgerUnavailable(f"no study named {name!r} in the ledger {ledger.path}")
+    return found.study_id
