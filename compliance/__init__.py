@@ -12,8 +12,9 @@ run, and must not pull the data-flow analysis (compliance.audit, seconds of impo
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from orchestrator.lazy import lazy_names
 
 if TYPE_CHECKING:
     from compliance.audit import audit_file, audit_paths, audit_source
@@ -40,11 +41,4 @@ _LAZY = {
     "RULES": "compliance.traces",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip this hook
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)

@@ -81,13 +81,3 @@ def verdict_of(row: sqlite3.Row) -> JudgeVerdict:
     values: dict[str, Any] = {c: row[c] for c in _COLS}  # SQLite's values, in the columns' declared types
     values["diff_cut"] = bool(values["diff_cut"])  # stored as 0 or 1
     return JudgeVerdict(**values)
-
-
-def judges_of_study(conn: sqlite3.Connection, study_id: str) -> dict[str, set[str]]:
-    """run id -> the judges with a verdict row on it, for the runs of one study (one query)."""
-    out: dict[str, set[str]] = {}
-    for run_id, judge in conn.execute(
-            "SELECT run_id, judge FROM judge_verdicts WHERE run_id IN (SELECT run_id FROM runs WHERE study_id = ?)",
-            (study_id,)):
-        out.setdefault(run_id, set()).add(judge)
-    return out

@@ -556,7 +556,7 @@ class Ledger:
     def scored_datasets(self, study_id: str) -> dict[str, set[str]]:
         """run id -> the datasets it has a stored score on (`unscorable` included), for one study's runs."""
         with self._read() as conn:
-            return scores.datasets_of_study(conn, study_id)
+            return study_reads.names_by_run(conn, "scores", "dataset", study_id)
 
     def runs_with_score(self, dataset: str) -> set[str]:
         with self._read() as conn:
@@ -641,7 +641,7 @@ class Ledger:
     def judges_of_study(self, study_id: str) -> dict[str, set[str]]:
         """run id -> the judges that gave it a verdict row, for one study's runs."""
         with self._read() as conn:
-            return judge_verdicts.judges_of_study(conn, study_id)
+            return study_reads.names_by_run(conn, "judge_verdicts", "judge", study_id)
 
     def judge_verdicts(self, run_ids: list[str] | None = None) -> list[judge_verdicts.JudgeVerdict]:
         """Judges' verdicts, of `run_ids` or of every run."""

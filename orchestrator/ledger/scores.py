@@ -102,13 +102,3 @@ def load(conn: sqlite3.Connection, run_id: str) -> dict[str, ScoreResult]:
 def runs_with_score(conn: sqlite3.Connection, dataset: str) -> set[str]:
     """Runs with a stored score on `dataset` (`unscorable` included: the pair is finished)."""
     return {r[0] for r in conn.execute("SELECT run_id FROM scores WHERE dataset = ?", (dataset,))}
-
-
-def datasets_of_study(conn: sqlite3.Connection, study_id: str) -> dict[str, set[str]]:
-    """run id -> the datasets it has a stored score on, for the runs of one study (one query)."""
-    out: dict[str, set[str]] = {}
-    for run_id, dataset in conn.execute(
-            "SELECT run_id, dataset FROM scores WHERE run_id IN (SELECT run_id FROM runs WHERE study_id = ?)",
-            (study_id,)):
-        out.setdefault(run_id, set()).add(dataset)
-    return out

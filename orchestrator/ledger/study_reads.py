@@ -137,3 +137,14 @@ def _graded(rows: _Rows) -> dict[str, GradedCounts]:
         out[r[0]] = GradedCounts(passed=bool(r[1]), reason=r[2], repeats=max(1, n), gradings_passed=passed,
                                  agree=bool(r[3]), flaky_tests=len(json.loads(r[4])))
     return out
+
+
+def names_by_run(conn: sqlite3.Connection, table: str, column: str, study_id: str) -> dict[str, set[str]]:
+    """run id -> the values of `column` in `table` (a run-keyed table: scores' datasets, judge_verdicts'
+    judges) for the runs of one study, in one query."""
+    out: dict[str, set[str]] = {}
+    for run_id, name in conn.execute(
+            f"SELECT run_id, {column} FROM {table} WHERE run_id IN (SELECT run_id FROM runs WHERE study_id = ?)",
+            (study_id,)):
+        out.setdefault(run_id, set()).add(name)
+    return out

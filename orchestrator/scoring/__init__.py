@@ -9,8 +9,9 @@ the package (issue 23).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from orchestrator.lazy import lazy_names
 
 if TYPE_CHECKING:
     from orchestrator.scoring.options import ScoreOptions
@@ -21,11 +22,4 @@ __all__ = ["REASONS", "ScoreOptions", "ScoreResult", "score_repo"]
 _LAZY = {"ScoreOptions": "orchestrator.scoring.options",
          **dict.fromkeys(("REASONS", "ScoreResult", "score_repo"), "orchestrator.scoring.service")}
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip this hook
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)
