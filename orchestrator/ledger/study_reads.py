@@ -96,11 +96,11 @@ def read_runs(conn: sqlite3.Connection, *, study_id: str | None = None, run_id: 
     judged: dict[str, JudgeVerdict] = {}
     for r in rows("SELECT * FROM judge_verdicts WHERE {scope} ORDER BY run_id, judge"):
         judged.setdefault(r["run_id"], judge_verdicts.verdict_of(r))
-    # ordered by id, so each run's last experiment wins
+    # each run's last such experiment: with max(), SQLite takes the bare column from the row holding the max
     delivered = {r[0]: r[1] for r in rows(
-        "SELECT e.run_id, e.eval_score FROM experiments e JOIN runs r ON r.run_id = e.run_id"
+        "SELECT e.run_id, e.eval_score, max(e.id) FROM experiments e JOIN runs r ON r.run_id = e.run_id"
         " WHERE e.{scope} AND e.train_sha256 IS r.delivered_sha256"
-        " AND e.eval_score >= 0.0 AND e.eval_score <= 1.0 ORDER BY e.id")}
+        " AND e.eval_score >= 0.0 AND e.eval_score <= 1.0 GROUP BY e.run_id")}
     return [RunReads(run=run, scores=by_score.get(run.run_id, {}), audits=latest.get(run.run_id, ()),
                      history=history.get(run.run_id, ()), usage=usage.get(run.run_id),
                      graded=graded.get(run.run_id), judged=judged.get(run.run_id),
