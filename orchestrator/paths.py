@@ -1,4 +1,9 @@
-"""Where sbx's own files are: the repository's tasks, budgets and image build contexts.
+"""Where sbx's own files are: the shipped tasks, budgets, studies and image recipes.
+
+From a checkout (or an editable install) they are the checkout's top-level folders, beside `orchestrator/`.
+An installed wheel carries a copy of each inside the package, under `orchestrator/_bundled/` (setup.py's
+build hook puts them there), and reads that copy. The checkout's folder wins whenever sbx runs from one, so
+a task added under tasks/ is seen at once, with no reinstall.
 
 State (ledger, artifacts, data, runs) is not here: it lives in a `Home` (orchestrator/home.py), passed
 explicitly. `$SBX_TASKS` and `$SBX_BUDGETS` name other folders of task bundles and budget files.
@@ -9,24 +14,73 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: repository root (the folder holding tasks/, budgets/, images/)
-REPO_ROOT = Path(__file__).resolve().parent.parent
+_PACKAGE = Path(__file__).resolve().parent
+
+#: the folder holding `orchestrator/`: a checkout's root, or site-packages for an installed wheel
+REPO_ROOT = _PACKAGE.parent
+
+#: the checkout sbx runs from (its pyproject.toml beside `orchestrator/`), or None for an installed wheel
+CHECKOUT: Path | None = REPO_ROOT if (REPO_ROOT / "pyproject.toml").is_file() else None
+
+#: where a wheel carries the shipped folders (never present in a checkout: the build writes it into the wheel)
+BUNDLED = _PACKAGE / "_bundled"
+
+#: the top-level folders sbx reads its own files from; setup.py bundles these same four into the wheel
+#: (tests/test_packaging.py checks that an installed wheel finds each one, file for file)
+SHIPPED_FOLDERS = ("tasks", "budgets", "images", "studies")
+
+
+def shipped(name: str) -> Path:
+    """The shipped folder `name`: the checkout's when sbx runs from one and it is there, else the wheel's copy.
+    When neither is there (a fleet node ships no tasks/), the checkout's path, so a "not found" names it."""
+    if name not in SHIPPED_FOLDERS:
+        raise ValueError(f"{name!r} is not a shipped folder ({', '.join(SHIPPED_FOLDERS)})")
+    if CHECKOUT is not None and (CHECKOUT / name).is_dir():
+        return CHECKOUT / name
+    if (BUNDLED / name).is_dir():
+        return BUNDLED / name
+    return (CHECKOUT or REPO_ROOT) / name
 
 
 def tasks_root() -> Path:
-    return Path(os.environ.get("SBX_TASKS", REPO_ROOT / "tasks"))
+    return Path(os.environ.get("SBX_TASKS") or shipped("tasks"))
 
 
 def budgets_root() -> Path:
-    return Path(os.environ.get("SBX_BUDGETS", REPO_ROOT / "budgets"))
+    return Path(os.environ.get("SBX_BUDGETS") or shipped("budgets"))
 
 
 def images_root() -> Path:
-    return REPO_ROOT / "images"
+    return shipped("images")
+
+
+def studies_root() -> Path:
+    return shipped("studies")
+
+
+def cache_root() -> Path:
+    """Where wheelhouses, downloaded sdists and materialised task trees are kept: $SBX_CACHE, else the
+    checkout's .cache/ (gitignored), else $XDG_CACHE_HOME/sbx (~/.cache/sbx) for an installed wheel, whose
+    package folder is no place for downloads."""
+    if os.environ.get("SBX_CACHE"):
+        return Path(os.environ["SBX_CACHE"])
+    if CHECKOUT is not None:
+        return CHECKOUT / ".cache"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sbx"
+
+
+#: programs that run inside containers (orchestrator/incontainer/): read as text and handed in, never imported
+INCONTAINER_DIR = _PACKAGE / "incontainer"
+
+
+def incontainer_source(name: str) -> str:
+    """The source of the in-container program `name` (a file of orchestrator/incontainer/), as the host hands
+    it to a container. Read, not imported: the host never imports these modules (pyproject.toml's contract)."""
+    return (INCONTAINER_DIR / name).read_text()
 
 
 #: the stand-in model's shipped scenarios (package data, so found from an installed package too)
-SCENARIOS_DIR = Path(__file__).resolve().parent / "model" / "scenarios"
+SCENARIOS_DIR = _PACKAGE / "model" / "scenarios"
 #: what `sbx model serve` plays when given no --scenario: the CI scenario the endpoints file's stand-in is for
 DEFAULT_SCENARIO = "flight-delays"
 
@@ -41,11 +95,11 @@ def scenario_path(arg: str) -> Path:
     """A scenario given as a shipped scenario's name or as a file; a ConfigError names the shipped ones."""
     from orchestrator.failures import ConfigError
 
-    shipped = shipped_scenarios()
-    if arg in shipped:
-        return shipped[arg]
+    known = shipped_scenarios()
+    if arg in known:
+        return known[arg]
     path = Path(arg)
     if path.is_file():
         return path
     raise ConfigError(f"no scenario {arg!r}: neither a file nor a shipped scenario "
-                      f"(shipped: {', '.join(shipped) or 'none'}, in {SCENARIOS_DIR})")
+                      f"(shipped: {', '.join(known) or 'none'}, in {SCENARIOS_DIR})")

@@ -3,8 +3,10 @@ engine answers; in CI (CI set) a missing engine is a usage error, never a skip."
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -16,7 +18,20 @@ def _docker_daemon_up() -> bool:
         return False
 
 
+#: seconds per test file measured in a CI run (scripts/test-durations refreshes it)
+DURATIONS = Path(__file__).with_name("durations.json")
+
+
+def _heaviest_files_first(items: list[pytest.Item]) -> None:
+    """Longest-first: pytest-xdist (--dist loadfile) hands out files in collection order, and a long file
+    that starts last keeps one worker busy while the other idles. A stable sort, so each file's tests stay
+    together and in their order; files not in the record keep theirs, after the recorded ones."""
+    seconds = json.loads(DURATIONS.read_text())["files"]
+    items.sort(key=lambda item: -float(seconds.get(item.nodeid.split("::", 1)[0], 0.0)))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    _heaviest_files_first(items)
     if not any("docker" in item.keywords for item in items):
         return
     if _docker_daemon_up():

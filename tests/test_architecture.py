@@ -3,10 +3,12 @@ container, and failures mean what their types say."""
 
 from __future__ import annotations
 
+import ast
 import inspect
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,53 @@ def test_the_import_layers_contract_holds() -> None:
     proc = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "0 broken" in proc.stdout
+
+
+def _incontainer_contract() -> dict:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    contracts = project["tool"]["importlinter"]["contracts"]
+    return next(c for c in contracts if c.get("forbidden_modules") == ["orchestrator.incontainer"])
+
+
+def test_every_host_package_is_a_source_of_the_incontainer_contract() -> None:
+    """The forbidden contract lists its sources by name: a package added later must be on the list, or it
+    could import an in-container program unseen."""
+    contract = _incontainer_contract()
+    assert contract["type"] == "forbidden"
+    top = {p.stem if p.suffix == ".py" else p.name for p in (ROOT / "orchestrator").iterdir()
+           if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()}
+    assert "incontainer" in top and "sandbox" in top
+    assert set(contract["source_modules"]) == {f"orchestrator.{name}" for name in top - {"incontainer"}} | {"compliance"}
+
+
+#: what an in-container program may import beyond the standard library: what its container's image has
+_FROM_THE_IMAGE = {"run_pytest.py": {"pytest"}}
+
+
+@pytest.mark.parametrize("path", sorted((ROOT / "orchestrator" / "incontainer").glob("*.py")), ids=lambda p: p.name)
+def test_in_container_programs_import_only_what_their_container_has(path: Path) -> None:
+    """sbx is not installed in any container (the copier even runs `python3 -I -S`): a program there that
+    imported sbx, or a library its image lacks, would fail only inside a run."""
+    tree = ast.parse(path.read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path.name}:{node.lineno}: relative import"
+            imported.add((node.module or "").split(".")[0])
+        elif isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+    imported -= {"__future__"}
+    foreign = imported - set(sys.stdlib_module_names) - _FROM_THE_IMAGE.get(path.name, set())
+    assert not foreign, f"{path.name} imports {sorted(foreign)}"
+
+
+def test_the_host_hands_in_container_programs_in_as_text() -> None:
+    from orchestrator import paths
+    from orchestrator.sandbox import copyout
+    from orchestrator.tasks import pytest_harness
+
+    assert copyout.COPIER_SOURCE == (paths.INCONTAINER_DIR / "copier.py").read_text()
+    assert pytest_harness.LAUNCHER_SOURCE == (paths.INCONTAINER_DIR / pytest_harness.LAUNCHER).read_text()
 
 
 @pytest.mark.parametrize(("module", "heavy"), [

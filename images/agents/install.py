@@ -172,7 +172,8 @@ def _pip(m: dict, ctx: Path, dest: Path) -> tuple[list[str], list[str]]:
     # Its own venv: the agent's pins must not change the task's stack in /opt/sbx/venv.
     subprocess.run([SANDBOX_PYTHON, "-m", "venv", "--without-pip", str(dest)], check=True)
     python = str(dest / "bin" / "python")
-    subprocess.run([SANDBOX_PYTHON, "-m", "pip", "--python", python, "install", "--no-index", "--no-cache-dir",
+    # --no-compile: pip would write timestamped .pyc files, which compileall below then counts as up to date
+    subprocess.run([SANDBOX_PYTHON, "-m", "pip", "--python", python, "install", "--no-index", "--no-cache-dir", "--no-compile",
                     "--require-hashes", "--only-binary=:all:", "--find-links", str(ctx / "wheels"),
                     "-r", str(ctx / "requirements.txt")], check=True)
     # hash-based .pyc: the same bytes in every build of one lock (timestamped ones differ per build)

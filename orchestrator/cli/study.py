@@ -24,12 +24,14 @@ from orchestrator.cli.common import (
     print_json,
 )
 
+_SPEC_HELP = "a study file, or the name of a shipped one (studies/, e.g. demo)"
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("study", help="replicated studies: plan, run (resumable), status")
     ssub = p.add_subparsers(dest="study_command", required=True, metavar="ACTION")
     plan = ssub.add_parser("plan", help="validate a study file and show its plan without running anything")
-    plan.add_argument("spec", type=Path, metavar="STUDY.yaml")
+    plan.add_argument("spec", type=Path, metavar="STUDY.yaml", help=_SPEC_HELP)
     add_model_files(plan)
     plan.add_argument("--no-connect", action="store_true",
                       help="do not check that each endpoint the pairings use takes a connection (e.g. offline)")
@@ -37,7 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     plan.set_defaults(handler=_plan)
     run = ssub.add_parser("run", help="run a study to its end; run it again after a crash to resume",
                           description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    run.add_argument("spec", type=Path, metavar="STUDY.yaml")
+    run.add_argument("spec", type=Path, metavar="STUDY.yaml", help=_SPEC_HELP)
     add_ledger(run)
     run.add_argument("--data-dir", type=Path, default=None, help="prepared data (default: the task's data set)")
     run.add_argument("--slots", type=int, default=None, help="override the backend's number of sandboxes at once")

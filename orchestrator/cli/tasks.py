@@ -29,6 +29,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     _common(m)
     m.set_defaults(handler=_materialise)
 
+    lk = tsub.add_parser("lock", help="record the sha256 of every environment pin's file in the task (wheel for "
+                         "its Python, or sdist), so its images are fetched and installed with hash checking")
+    lk.add_argument("names", nargs="*", metavar="TASK", help="task names or folders (default: every task with a "
+                    "Python environment)")
+    lk.add_argument("--check", action="store_true", help="write nothing; exit 1 when a task's hashes are missing "
+                    "or differ from what the index serves")
+    lk.add_argument("--out", type=Path, default=None, help="tasks folder (default: the repository's tasks/)")
+    lk.set_defaults(handler=_lock)
+
     b = tsub.add_parser("make", help="make a task from a bug fixed between two PyPI releases of a library")
     b.add_argument("names", nargs="*", metavar="NAME", help="make these tasks of --recipes (default: all)")
     b.add_argument("--recipes", type=Path, default=None, help="a recipes file (e.g. tasks/recipes.yaml)")
@@ -90,7 +99,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, default=None, help="tasks folder (default: the repository's tasks/)")
     p.add_argument("--cache", type=Path, default=None,
-                   help="wheelhouses, sdists and task trees (default: $SBX_CACHE, else <repo>/.cache)")
+                   help="wheelhouses, sdists and task trees (default: $SBX_CACHE, else the checkout's .cache, "
+                   "else ~/.cache/sbx)")
 
 
 def _cache(args: argparse.Namespace) -> Path:
@@ -309,6 +319,29 @@ def _env_build(args: argparse.Namespace) -> int:
         for target, img in task_images(client, task, _cache(args), force=args.force).items():
             print(f"  {target} {task.name}: {img.tag} {'built' if img.built else 'up to date'} in {img.seconds:.1f}s")
     return 0
+
+
+def _lock(args: argparse.Namespace) -> int:
+    from orchestrator.specs.task import load_any_task
+    from orchestrator.tasks.envlock import lock_task
+
+    root = _root(args)
+    folders = ([Path(n) if Path(n).exists() or "/" in n else root / n for n in args.names] if args.names
+               else [p.parent for p in sorted(root.glob("*/task.yaml"))])
+    stale = 0
+    for folder in folders:
+        locked = lock_task(load_any_task(folder), write=not args.check)
+        if locked is None:
+            if args.names:
+                print(f"{folder.name}: no Python environment to lock")
+            continue
+        stale += bool(locked.changed)
+        state = (f"{len(locked.changed)} {'would change' if args.check else 'changed'}" if locked.changed
+                 else "hashes up to date")
+        print(f"{locked.task}: {len(locked.env.packages)} pins, {state} ({locked.file})")
+        for name, (before, after) in sorted(locked.changed.items()):
+            print(f"  {name}=={locked.env.packages[name]}: {', '.join(before) or 'no hash'} -> {', '.join(after)}")
+    return 1 if args.check and stale else 0
 
 
 def _import_harbor(args: argparse.Namespace) -> int:

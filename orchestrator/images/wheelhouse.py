@@ -97,20 +97,27 @@ def _fill(pins: dict[str, str], hashes: dict[str, list[str]], lock: Path, dest: 
            "--platform", "any"]
     built = sdist_only(lock)
     wanted = {n: v for n, v in pins.items() if n not in built}
+    hashed = [n for n in pins if hashes[n]]
+    if hashed and len(hashed) != len(pins):
+        raise ImageError(f"{lock}: some pins carry hashes and some do not ({sorted(set(pins) - set(hashed))}); "
+                         "a lock is either hashed throughout or versions only")
     with timed(log, "image.wheelhouse", wheels=len(pins)), tempfile.TemporaryDirectory(prefix="sbx-wh-") as tmp:
-        if all(hashes[n] for n in wanted):
+        if hashed:
             # every wheel by its sha256: the index offering other bytes under a pinned name fails the download
             req = Path(tmp) / "requirements.txt"
             req.write_text("".join(f"{n}=={v} " + " ".join(f"--hash=sha256:{h}" for h in hashes[n]) + "\n"
                                    for n, v in wanted.items()))
             cmd += ["--require-hashes", "-r", str(req)]
-        else:  # a lock of versions only (a task environment's): what the index serves for them
+        else:  # a lock of versions only (a task environment without hashes): what the index serves for them
+            log.warning("image.wheelhouse_unhashed", lock=str(lock),
+                        hint="`sbx tasks lock` records the sha256 of each pin's file")
             cmd += [f"{n}=={v}" for n, v in wanted.items()]
-        proc = subprocess.run(cmd, capture_output=True, text=True)
-        if proc.returncode != 0:
-            raise ImageError(f"pip download for the wheelhouse failed:\n{(proc.stdout + proc.stderr)[-2000:]}")
+        if wanted:
+            proc = subprocess.run(cmd, capture_output=True, text=True)
+            if proc.returncode != 0:
+                raise ImageError(f"pip download for the wheelhouse failed:\n{(proc.stdout + proc.stderr)[-2000:]}")
         for name in sorted(built):
-            _build_pure_wheel(name, pins[name], dest)
+            _build_pure_wheel(name, pins[name], hashes[name], dest, Path(tmp))
     present = _present(dest)
     stale = [w for w in dest.glob("*.whl") if pins.get(_norm(w.name.split('-')[0])) != w.name.split('-')[1]]
     for wheel in stale:  # older pins would make `pip install --no-index` ambiguous
@@ -121,9 +128,20 @@ def _fill(pins: dict[str, str], hashes: dict[str, list[str]], lock: Path, dest: 
     return sorted(dest.glob("*.whl"))
 
 
-def _build_pure_wheel(name: str, version: str, dest: Path) -> None:
-    """`pip wheel` one sdist-only pin; the result must be pure Python (py3-none-any), so it fits any image."""
-    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(dest), f"{name}=={version}"]
+def _build_pure_wheel(name: str, version: str, hashes: list[str], dest: Path, scratch: Path) -> None:
+    """`pip wheel` one sdist-only pin (its sdist checked against `hashes` when the lock has them); the result
+    must be pure Python (py3-none-any), so it fits any image."""
+    source = f"{name}=={version}"
+    if hashes:
+        sdists = scratch / f"sdist-{name}"
+        req = scratch / f"sdist-{name}.txt"
+        req.write_text(f"{source} " + " ".join(f"--hash=sha256:{h}" for h in hashes) + "\n")
+        got = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+                              "--require-hashes", "-r", str(req), "--dest", str(sdists)], capture_output=True, text=True)
+        if got.returncode != 0:
+            raise ImageError(f"pip download of {source}'s sdist failed:\n{(got.stdout + got.stderr)[-2000:]}")
+        source = str(next(sdists.iterdir()))
+    cmd = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(dest), source]
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ImageError(f"pip wheel {name}=={version} failed:\n{(proc.stdout + proc.stderr)[-2000:]}")

@@ -2,7 +2,10 @@
 
 A judge's calls go through the gateway on a socket of their own (run id `<run>.judge.<name>`), so their
 tokens and cost are the judge's, recorded here, never added to the agent's. `verdict` is 'pass', 'fail' or
-NULL (the answer did not end in a line the parse rule reads: unparsed, never counted as a pass).
+NULL (the answer did not end in a line the parse rule reads: unparsed, never counted as a pass; or no
+verdict was asked for). A counted run that delivered nothing (its agent failed: `failed/agent`) gets a row with
+`outcome` 'not_delivered', no call and no cost: the judge grades what the tests grade, a delivery, and the
+report counts such runs apart instead of dropping them (run/judge.py, report/judge.py).
 """
 
 from __future__ import annotations
@@ -49,6 +52,18 @@ class JudgeVerdict:
     #: JudgeSpec.digest(): which judge (endpoint, model, prompt, parse rule) gave it; the report's calibration
     #: of a judge-only study reads the verdicts of the same digest on runs the tests graded too
     spec_sha256: str | None = None
+
+
+#: the outcome of a row whose run delivered nothing to judge (no call was made)
+NOT_DELIVERED = "not_delivered"
+
+
+def reason(v: JudgeVerdict) -> str:
+    """Why the row has the verdict it has: 'pass' or 'fail', 'unparsed' (the call answered, the parse rule
+    could not read it), 'not_delivered', or the call's failed outcome ('error', 'provider_error', ...)."""
+    if v.verdict is not None:
+        return v.verdict
+    return "unparsed" if v.outcome == "ok" else v.outcome
 
 
 #: the spec's digest, added by a later migration

@@ -80,7 +80,7 @@ def decide(conv: Conversation, scenario: Scenario, seed: int) -> Reply:
         return _with_usage(conv, kind="title", action="title", text=scenario.title, tool=None, arguments=None, step=None,
                            variant=-1, draw=0.0, id_seed=id_seed + ":title")
     step = conv.steps_done
-    action, variant, draw = scenario.pick(seed, step)
+    action, variant, draw = scenario.pick(seed, step, conv.prompt_text)
     command = action.shell
     text = action.say
     if action.finish is not None:

@@ -10,6 +10,12 @@
             shell: "sed -i 's/max_depth=6/max_depth=8/' train.py && git commit -qam 'deeper trees'"
       - finish: Trained and committed.
 
+A variant may be conditional: `when` is a regular expression searched in the request's text (its system
+prompt and messages); a variant whose `when` does not match is not there for that request, and its slice of
+the draw plays the step. A judge scenario reads the diff it is shown this way (`judge-calc-add-negative`:
+it passes every patch that changes the line with the bug, right or wrong, and fails the others), so its
+verdicts are known from the request alone, errors included.
+
 A step is either `shell` (run this command through whichever shell tool the request advertises) or `finish`
 (end with this message). Which variant plays is a pure function of (run seed, step index), so a run replays
 exactly under the same seed and two seeds diverge on purpose.
@@ -22,10 +28,11 @@ control, only look at the repository; then, optionally, run some of the reposito
 from __future__ import annotations
 
 import hashlib
+import re
 import shlex
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from orchestrator.specs.loading import load_yaml_model
 
@@ -48,6 +55,21 @@ class Action(BaseModel):
 
 class Variant(Action):
     p: float = Field(gt=0, le=1, description="probability that this variant plays instead of the step")
+    when: str | None = Field(None, min_length=1, description="a regex the request's text must hold for this "
+                             "variant to play (searched, multi-line); None: always eligible")
+
+    @field_validator("when")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {exc}") from None
+        return v
+
+    def eligible(self, text: str) -> bool:
+        return self.when is None or re.search(self.when, text, re.MULTILINE) is not None
 
 
 class Step(Action):
@@ -70,11 +92,12 @@ class Scenario(BaseModel):
     #: said once the scenario is played out and the agent still asks for more
     after_end: str = "Done."
 
-    def pick(self, seed: int, index: int) -> tuple[Action, int, float]:
+    def pick(self, seed: int, index: int, text: str = "") -> tuple[Action, int, float]:
         """The action of step `index` for run `seed`: (action, variant played or -1 for the step itself, u).
 
         u is a uniform draw in [0, 1) from sha256(seed, index); variant k plays when u falls in its slice of
-        the cumulative probabilities. Past the last step the answer is `finish: after_end` (variant -1)."""
+        the cumulative probabilities and its `when` matches `text` (the request's). Past the last step the
+        answer is `finish: after_end` (variant -1)."""
         if index >= len(self.steps):
             return Action(finish=self.after_end), -1, 0.0
         step = self.steps[index]
@@ -83,7 +106,9 @@ class Scenario(BaseModel):
         for k, variant in enumerate(step.variants):
             edge += variant.p
             if u < edge:
-                return Action(shell=variant.shell, finish=variant.finish, say=variant.say), k, u
+                if variant.eligible(text):
+                    return Action(shell=variant.shell, finish=variant.finish, say=variant.say), k, u
+                break  # u's slice belongs to a variant not there for this request: the step plays
         return Action(shell=step.shell, finish=step.finish, say=step.say), -1, u
 
 

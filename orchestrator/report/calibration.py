@@ -4,7 +4,8 @@ prompt, parse rule) agreed with the hidden tests on runs that had both, read fro
 A study graded only by a judge has no reference of its own; its report names the calibration its verdicts
 rest on (agreement, kappa with its interval, both error rates, on how many runs of which tasks), or says it
 has none. Only the same digest counts: another prompt or model is another judge, measured apart. Verdicts the
-parse rule could not read, and runs the tests did not grade, are left out (and counted).
+parse rule could not read, and runs the tests did not grade, are left out (and counted); so are runs that
+delivered nothing (`not_delivered` rows: neither grader judged anything, they say nothing of the judge).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orchestrator.ledger import Ledger
+from orchestrator.ledger.judge_verdicts import NOT_DELIVERED
 from orchestrator.stats.agreement import Agreement, Confusion, agreement
 
 
@@ -60,6 +62,8 @@ def calibration(ledger: Ledger, spec_sha256: str) -> JudgeCalibration | None:
         return None
     pairs, tasks, studies, unreadable = [], set(), set(), 0
     for v in mine:
+        if v.outcome == NOT_DELIVERED:
+            continue  # nothing was judged
         run = ledger.get_run(v.run_id)
         outcome = ledger.outcome(v.run_id)
         if outcome is None or not run.counted:

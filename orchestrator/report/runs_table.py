@@ -51,6 +51,9 @@ SCHEMA: tuple[Column, ...] = (
     Column("flaky_tests", "int", False, "expected tests whose outcome differed between the gradings"),
     Column("judge_outcome", "bool", False, "a judge's pass/fail verdict, compared with `outcome` by kappa"),
     Column("judge_cost_usd", "float", False, "what the judge's call cost (its own gateway row, not the agent's)"),
+    Column("judge_reason", "text", False, "why judge_outcome is what it is: pass, fail, unparsed, not_delivered "
+                                          "(a counted run that delivered nothing: not judged, counted apart), or "
+                                          "the judge call's failure (error, provider_error, ...)"),
     Column("judge_spec_sha256", "text", False, "which judge gave judge_outcome (its spec's digest): a judge-only "
                                               "study's report names that judge's calibration"),
     Column("eval_score", "float", False, "score on the evaluation split, computed by sbx from the scorer's "

@@ -107,6 +107,8 @@ def task_config(req: RunRequest) -> dict[str, Any]:
         if env is not None:
             out["environment"] = {"digest": env.digest(), "python": env.python, "suite": env.suite,
                                   "packages": dict(env.packages), "sdist_only": sorted(env.sdist_only)}
+            if env.hashes:
+                out["environment"]["hashes"] = {n: list(h) for n, h in env.hashes.items()}
     return out
 
 

@@ -8,6 +8,13 @@ the run's `judge.*` events, and its verdict and cost are the run's `judge_verdic
 `model_usage`. On a tests task it runs beside the hidden tests' grading (each verdict has a reference); on a
 task without tests its verdict stands alone.
 
+What is judged is what was delivered, as the tests grade it: a run that reached `delivered` (scored,
+audited, or an ml run whose delivered code the scorer could not score, `failed/unscorable`) has its diff
+judged. A counted run that delivered nothing (`failed/agent`: the agent crashed, broke a limit, or left no
+working tree; the tests' `agent_failed`) gets a `not_delivered` row with no call and no cost, so the report
+counts it apart instead of dropping it; an attempt that does not count (`failed/infra`, retried; `cancelled`)
+gets no row.
+
 Whatever goes wrong with the judge (no gateway, an unknown endpoint, the endpoint down, a refused call, an
 answer the parse rule cannot read) is the judge's outcome in its row (verdict NULL), never the run's failure:
 the run keeps the state and outcome its evaluation gave it. Only interruptions propagate.
@@ -21,8 +28,8 @@ from pathlib import Path
 
 from orchestrator.failures import ConfigError
 from orchestrator.gateway.server import check_socket_path
-from orchestrator.ledger import RunState
-from orchestrator.ledger.judge_verdicts import JudgeVerdict
+from orchestrator.ledger import FailureClass, RunRecord, RunState
+from orchestrator.ledger.judge_verdicts import NOT_DELIVERED, JudgeVerdict
 from orchestrator.log import get_logger
 from orchestrator.run.context import RunContext
 from orchestrator.run.gateway_host import GatewayHost
@@ -94,18 +101,39 @@ def instruction_of(ctx: RunContext) -> str:
     return task.description
 
 
+def delivered(run: RunRecord) -> bool:
+    """Whether the run delivered something the tests (or the scorer) took: it reached `delivered`."""
+    return run.status in JUDGED_STATES or (run.status == RunState.FAILED
+                                           and run.failure_class == FailureClass.UNSCORABLE)
+
+
 def needs_judge(ctx: RunContext) -> bool:
-    """Whether the run has a judge whose verdict is not in the ledger yet, and has been evaluated."""
+    """Whether the run has a judge whose row is not in the ledger yet, and has ended as far as its judge is
+    concerned: evaluated, or a counted failure (judged when it delivered, else recorded as not delivered)."""
     spec = ctx.request.judge
-    if spec is None or ctx.ledger.get_run(ctx.run_id).status not in JUDGED_STATES:
+    run = ctx.ledger.get_run(ctx.run_id)
+    if spec is None or not (run.status in JUDGED_STATES or (run.status == RunState.FAILED and run.counted)):
         return False
     return not any(v.judge == spec.name for v in ctx.ledger.judge_verdicts([ctx.run_id]))
 
 
+def not_delivered(ctx: RunContext, spec: JudgeSpec) -> JudgeVerdict:
+    """The row of a counted run that delivered nothing: no call, no cost, outcome `not_delivered`."""
+    row = JudgeVerdict(ctx.run_id, spec.name, spec.endpoint, spec.model, None, NOT_DELIVERED, 0, False, 0, 0, None,
+                       None, time.time(), spec_sha256=spec.digest())
+    ctx.ledger.save_judge_verdict(row)
+    ctx.event("judged", {"judge": spec.name, "verdict": None, "outcome": NOT_DELIVERED, "cost_usd": None,
+                         "diff_bytes": 0, "diff_cut": False})
+    return row
+
+
 def judge_delivered(ctx: RunContext, gateway: GatewayHost | None) -> JudgeVerdict:
-    """Grade the run's delivery with its judge and store the verdict; a judge failure is its outcome."""
+    """Grade the run's delivery with its judge and store the verdict; a judge failure is its outcome. A run
+    that delivered nothing gets its `not_delivered` row."""
     spec = ctx.request.judge
     assert spec is not None
+    if not delivered(ctx.ledger.get_run(ctx.run_id)):
+        return not_delivered(ctx, spec)
     transcript = ctx.run_dir / f"judge-{spec.name}.jsonl.gz"
     diff_bytes, diff_cut = 0, False
     verdict, outcome, tokens, cost, error = None, "error", {}, None, None

@@ -28,6 +28,7 @@ from orchestrator.ledger import (
     RunRecord,
     ScoreResult,
 )
+from orchestrator.ledger.judge_verdicts import reason as judge_reason
 
 #: the verdict columns, one per compliance rule
 RULE_COLUMNS: tuple[str, ...] = tuple(r.name for r in RULES)
@@ -125,6 +126,7 @@ def row_of(parts: RunReads) -> dict[str, Any]:
         "gradings_agree": o.agree if o else None, "flaky_tests": o.flaky_tests if o else None,
         "judge_outcome": (judged.verdict == "pass" if judged and judged.verdict else None),
         "judge_cost_usd": judged.cost_usd if judged else None,
+        "judge_reason": judge_reason(judged) if judged else None,
         "judge_spec_sha256": judged.spec_sha256 if judged else None,
         "run_id": run.run_id, "study_id": run.study_id, "study_name": run.study_name,
         "budget_name": run.budget_name, "attempt": run.attempt, "retry_of": run.retry_of,

@@ -4,10 +4,11 @@ Measured here: `docker cp` keeps absolute symlinks, aborts half way on an escapi
 2 GiB sparse file into a 2 GiB archive; and `get_archive` cannot see a tmpfs mount (it returned an empty
 folder). So a short-lived copier container (sandbox image, no network, no capabilities, uid 1000,
 read-only root, pids and memory limits) mounts the volume read-only and runs the trusted script
-`copier.py` (`python3 -I -S -c`, nothing imported from the workspace). It writes one bounded tar to a
-size-capped tmpfs; the host reads it with `cat` over exec, stops reading past a byte cap, and parses it
-strictly itself (`safetar`). Git never runs on the host over the agent's repository; in the copier it
-runs over a git directory of ours (see copier.py). Hostile content is skipped and reported, never raised.
+`orchestrator/incontainer/copier.py` (`python3 -I -S -c`, nothing imported from the workspace). It writes
+one bounded tar to a size-capped tmpfs; the host reads it with `cat` over exec, stops reading past a byte
+cap, and parses it strictly itself (`safetar`). Git never runs on the host over the agent's repository; in
+the copier it runs over a git directory of ours (see copier.py). Hostile content is skipped and reported,
+never raised.
 The copier reads nothing until the host's go (SIGHUP), given once no running container but the copier
 mounts the volume, so it can be started while the sandbox is still stopping (`CopierAhead`).
 """
@@ -29,6 +30,7 @@ import docker
 import docker.errors
 import requests.exceptions
 
+from orchestrator import paths
 from orchestrator.failures import CopyOutError, CopyOutTimeout, EngineUnavailable, ImageError
 from orchestrator.log import get_logger, timed
 from orchestrator.sandbox import safetar
@@ -38,7 +40,7 @@ from orchestrator.sandbox.safetar import Skip, TarCaps
 log = get_logger(__name__)
 
 MiB = 1 << 20
-COPIER_SOURCE = (Path(__file__).with_name("copier.py")).read_text()
+COPIER_SOURCE = paths.incontainer_source("copier.py")
 _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _TRAIN_MEMBER = re.compile(r"^git/train/([0-9a-f]{64})\.py$")
 _SUMMARY_MAX = 16 * MiB

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from orchestrator import paths
+from orchestrator.failures import ConfigError
 from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.loading import load_yaml_model
 
@@ -203,6 +205,14 @@ class StudySpec(BaseModel):
 _UNSET_LEFT_OUT = ("endpoint", "seed_as")
 
 
-def load_study(path: Path) -> StudySpec:
-    """Parse and validate a study file; problems name the file, line and key."""
-    return load_yaml_model(Path(path), StudySpec)
+def load_study(name_or_path: str | Path) -> StudySpec:
+    """Parse and validate a study file, or a shipped study given by name (studies/<name>.yaml, e.g. `demo`,
+    found from an installed sbx too); problems name the file, line and key."""
+    path = Path(name_or_path)
+    if not path.suffix and not path.exists():
+        path = paths.studies_root() / f"{name_or_path}.yaml"
+        if not path.is_file():
+            known = sorted(p.stem for p in paths.studies_root().glob("*.yaml"))
+            raise ConfigError(f"no study file {name_or_path!r} and no shipped study of that name; "
+                              f"shipped: {', '.join(known) or 'none'}")
+    return load_yaml_model(path, StudySpec)

@@ -172,6 +172,7 @@ class TaskSpec(BaseModel):
 PYTHONS: dict[str, tuple[str, str]] = {"3.11": ("bookworm", "3.11.2"), "3.13": ("trixie", "3.13.5")}
 
 _NAME = re.compile(r"^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _VERSION = re.compile(r"^[0-9]+(\.[0-9]+)*((a|b|rc)[0-9]+)?(\.post[0-9]+)?(\.dev[0-9]+)?(\+[A-Za-z0-9.]+)?$")
 
 
@@ -189,6 +190,10 @@ class PythonEnvironment(BaseModel):
     packages: dict[str, str] = Field(description="distribution name -> exact version (the full closure)")
     #: pins that have no wheel on PyPI: built on the host into a pure-Python wheel
     sdist_only: tuple[str, ...] = ()
+    #: distribution name -> the sha256 of its file (the wheel for this Python on Debian, or the sdist of an
+    #: sdist-only pin): with them the wheelhouse is fetched with pip's hash checking, so the index cannot change
+    #: what is installed under a pinned version. Written by `sbx tasks lock`; all pins or none.
+    hashes: dict[str, tuple[str, ...]] = Field(default_factory=dict)
 
     @field_validator("python")
     @classmethod
@@ -222,26 +227,55 @@ class PythonEnvironment(BaseModel):
             out[key] = version
         return dict(sorted(out.items()))
 
+    @field_validator("hashes")
+    @classmethod
+    def _sha256s(cls, v: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+        out: dict[str, tuple[str, ...]] = {}
+        for name, digests in v.items():
+            if not digests or not all(_SHA256.fullmatch(d) for d in digests):
+                raise ValueError(f"{name}: hashes must be sha256 hex digests (64 lowercase hex characters)")
+            out[normalize_name(name)] = tuple(sorted(set(digests)))
+        return dict(sorted(out.items()))
+
     @model_validator(mode="after")
     def _sdist_only_pinned(self) -> PythonEnvironment:
         missing = [n for n in self.sdist_only if normalize_name(n) not in self.packages]
         if missing:
             raise ValueError(f"sdist_only names packages that are not pinned: {missing}")
+        if self.hashes and set(self.hashes) != set(self.packages):
+            unhashed = sorted(set(self.packages) - set(self.hashes))
+            stray = sorted(set(self.hashes) - set(self.packages))
+            raise ValueError("hashes must cover every pin and nothing else (`sbx tasks lock` writes them): "
+                             + "; ".join(part for part in (f"no hash for {unhashed}" if unhashed else "",
+                                                           f"not pinned: {stray}" if stray else "") if part))
         return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> dict:
+        # Left out when empty, so the spec (and the config hash) of an environment without hashes is what it was.
+        data = handler(self)
+        if not data.get("hashes", True):
+            del data["hashes"]
+        return data
 
     @property
     def suite(self) -> str:
         return PYTHONS[self.python][0]
 
     def lock_text(self) -> str:
-        """The pins as a requirements lock (`name==version` lines; sdist-only ones tagged `# sdist`)."""
+        """The pins as a requirements lock (`name==version [--hash=sha256:...]` lines; sdist-only ones tagged
+        `# sdist`)."""
         built = {normalize_name(n) for n in self.sdist_only}
-        return "".join(f"{n}=={v}{'  # sdist' if n in built else ''}\n" for n, v in self.packages.items())
+        return "".join(f"{n}=={v}" + "".join(f" --hash=sha256:{h}" for h in self.hashes.get(n, ()))
+                       + ("  # sdist" if n in built else "") + "\n" for n, v in self.packages.items())
 
     def digest(self) -> str:
-        """Identity of the environment: equal for equal declarations, whatever their key order."""
-        body = {"python": self.python, "suite": self.suite, "packages": self.packages,
-                "sdist_only": sorted(normalize_name(n) for n in self.sdist_only)}
+        """Identity of the environment: equal for equal declarations, whatever their key order. Hashes are
+        part of it when declared (an environment without them keeps the digest it always had)."""
+        body: dict[str, object] = {"python": self.python, "suite": self.suite, "packages": self.packages,
+                                   "sdist_only": sorted(normalize_name(n) for n in self.sdist_only)}
+        if self.hashes:
+            body["hashes"] = {n: list(h) for n, h in self.hashes.items()}
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]
 
 

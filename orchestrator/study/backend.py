@@ -55,6 +55,9 @@ class RunJob:
     budget_digest: str | None = None
     #: the judge of the run (JudgeSpec as JSON): the study's, else its task's; None: no judge
     judge: dict[str, Any] | None = None
+    #: JudgeSpec.digest() of `judge` as the driver validated it: the node checks it (study/job.py), so every
+    #: verdict's `spec_sha256` names the judge the study was planned with (its calibration is by digest)
+    judge_digest: str | None = None
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,18 @@ def job_budget(job: RunJob) -> Budget:
     return Budget.model_validate(job.budget_spec)
 
 
+def job_judge(job: RunJob, task: TaskSpec | TestsTaskSpec) -> JudgeSpec | None:
+    """The judge a job's run is graded by: the spec it carries, its digest checked (a node whose JudgeSpec
+    reads it otherwise would record another judge's digest), else the task's own."""
+    if job.judge is None:
+        return task.judge
+    spec = JudgeSpec.model_validate(job.judge)
+    if job.judge_digest is not None and spec.digest() != job.judge_digest:
+        raise DataError(f"job {job.run_id}: judge {spec.name} is sha256:{spec.digest()} here, but the job says "
+                        f"sha256:{job.judge_digest}; refusing it")
+    return spec
+
+
 def job_request(home: Home, job: RunJob, slot: Slot, task: TaskSpec | TestsTaskSpec | None = None) -> RunRequest:
     """The run request of a study job on `slot` (scoring stays on the slot's cores too); `task`: the job's
     task when the caller already unpacked it."""
@@ -79,7 +91,7 @@ def job_request(home: Home, job: RunJob, slot: Slot, task: TaskSpec | TestsTaskS
         study_id=job.study_id, pairing=job.pairing, model=job.model, endpoint=job.endpoint, repeat=job.repeat,
         seed=job.seed, cpuset=slot.cpuset, slot=slot.index, node=slot.node, agent_options=dict(job.options),
         datasets=job.datasets if task.kind == "ml" else (), score_options=ScoreOptions(cpuset=slot.cpuset),
-        judge=JudgeSpec.model_validate(job.judge) if job.judge is not None else task.judge,
+        judge=job_judge(job, task),
     )
 
 

@@ -30,6 +30,7 @@ from orchestrator.failures import ConfigError, DataError, InfraError, SbxError
 from orchestrator.home import Home
 from orchestrator.ledger import FailureClass, Ledger, RunRecord, RunState
 from orchestrator.log import get_logger
+from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.study import StudySpec
 from orchestrator.study.backend import Backend, RunJob, RunOutcome, Slot
 from orchestrator.study.planner import PlannedRun, plan, seed_of
@@ -136,7 +137,8 @@ class StudyRunner:
                       phase=phase, options=dict(p.options), endpoint=p.endpoint,
                       endpoints_file=str(self.endpoints_file.resolve()) if self.endpoints_file and files else None,
                       ratecards_dir=str(self.ratecards_dir.resolve()) if self.ratecards_dir and files else None,
-                      judge=judge, **inputs)
+                      judge=judge, judge_digest=JudgeSpec.model_validate(judge).digest() if judge else None,
+                      **inputs)
 
     def _judge(self, inputs: dict[str, Any]) -> dict[str, Any] | None:
         """The run's judge as JSON: the study's, else the one its task (as validated) names."""
@@ -160,7 +162,7 @@ class StudyRunner:
         return not set(self.spec.datasets) <= scored.get(run.run_id, set())
 
     def _needs_judge(self, planned: PlannedRun, run: RunRecord, judged: dict[str, set[str]]) -> bool:
-        """An audited run whose judge gave no verdict row yet (the driver stopped between its steps)."""
+        """An audited (or counted failed) run whose judge has no row yet (the driver stopped between its steps)."""
         judge = self._judge(self._inputs(planned.task))
         return judge is not None and judge["name"] not in judged.get(run.run_id, set())
 
@@ -195,6 +197,8 @@ class StudyRunner:
             elif status == RunState.AUDITED and (self._needs_datasets(run, scored)
                                                    or self._needs_judge(planned, run, judged)):
                 jobs.append(self._job(planned, run.run_id, "finish"))
+            elif status == RunState.FAILED and run.counted and self._needs_judge(planned, run, judged):
+                jobs.append(self._job(planned, run.run_id, "finish"))  # its judge's row (run/judge.py)
             elif (status == RunState.FAILED and run.failure_class is not None and run.failure_class.retryable
                   and attempt <= self.spec.infra_retries):
                 jobs.append(self._job(planned, self.ledger.retry(run.run_id), "run"))

@@ -46,7 +46,7 @@ from orchestrator.specs.task import (
     Timeouts,
 )
 from orchestrator.tasks import pypi
-from orchestrator.tasks.environment import resolve_pins, task_image
+from orchestrator.tasks.environment import lock_environment, resolve_pins, task_image
 from orchestrator.tasks.grade import SuiteRun, copy_tree, run_suite
 from orchestrator.tasks.materialise import lock_tree, make_tree, store_tree
 from orchestrator.tasks.patches import apply_patch, diff_stat, make_patch
@@ -175,7 +175,7 @@ def resolve_environment(req: BuildRequest, repo: Path, when: datetime, scratch: 
     wanted += [_pin(d, when) for d in req.test_deps]
     wanted += [_pin(d, when) for d in (*build_requirements(repo), *req.build_deps)]
     pins = resolve_pins(wanted, req.python, scratch)
-    return PythonEnvironment(python=req.python, packages=pins)
+    return lock_environment(PythonEnvironment(python=req.python, packages=pins), scratch)
 
 
 def _overlay(tree: Path, hidden: Path) -> None:

@@ -59,9 +59,8 @@ class BuiltEnvImage:
 
 
 def default_cache() -> Path:
-    """Where wheelhouses, downloaded sdists and materialised task trees are kept: $SBX_CACHE, else
-    <repo>/.cache (gitignored)."""
-    return Path(os.environ.get("SBX_CACHE") or paths.REPO_ROOT / ".cache")
+    """Where wheelhouses, downloaded sdists and materialised task trees are kept (`paths.cache_root`)."""
+    return paths.cache_root()
 
 
 def _wheel_name_version(filename: str) -> tuple[str, str]:
@@ -91,6 +90,77 @@ def resolve_pins(requirements: Iterable[str], python: str, scratch: Path) -> dic
     if not pins:
         raise ImageError(f"pip download resolved nothing for {reqs}:\n{proc.stdout[-1500:]}")
     return dict(sorted(pins.items()))
+
+
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _sdist_name_version(filename: str) -> tuple[str, str] | None:
+    m = re.fullmatch(r"(.+)-([^-]+)\.(?:tar\.gz|zip|tar\.bz2)", filename)
+    return (normalize_name(m[1]), m[2]) if m else None
+
+
+def lock_environment(env: PythonEnvironment, scratch: Path) -> PythonEnvironment:
+    """`env` with the sha256 of every pin's file: the wheel pip picks for the environment's Python on Debian,
+    or the sdist of a sdist-only pin. Files already in `scratch` (a resolve's downloads) are hashed as they
+    are; the rest are downloaded there first, without dependencies."""
+    from orchestrator.images.wheelhouse import target_args
+
+    scratch.mkdir(parents=True, exist_ok=True)
+    built = {normalize_name(n) for n in env.sdist_only}
+
+    def held() -> dict[str, Path]:
+        found: dict[str, Path] = {}
+        for path in scratch.iterdir():
+            key = _wheel_name_version(path.name) if path.name.endswith(".whl") else _sdist_name_version(path.name)
+            if key and env.packages.get(key[0]) == key[1] and (key[0] in built) != path.name.endswith(".whl"):
+                found[key[0]] = path
+        return found
+
+    missing = [n for n in env.packages if n not in held()]
+    for names, options in (([n for n in missing if n not in built], target_args(env.python)),
+                           ([n for n in missing if n in built], ["--no-binary", ":all:"])):
+        if not names:
+            continue
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", *options, "--dest", str(scratch),
+               *(f"{n}=={env.packages[n]}" for n in names)]
+        with timed(log, "env.lock", files=len(names), python=env.python):
+            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=1800)
+        if proc.returncode != 0:
+            raise ImageError(f"downloading {names} for Python {env.python} failed:\n"
+                             f"{(proc.stdout + proc.stderr)[-2500:]}")
+    files = held()
+    unresolved = sorted(set(env.packages) - set(files))
+    if unresolved:
+        raise ImageError(f"no file was found for {unresolved} (Python {env.python})")
+    return PythonEnvironment.model_validate(
+        {**env.model_dump(), "hashes": {n: [_sha256(files[n])] for n in sorted(env.packages)}})
+
+
+def install_lock(env: PythonEnvironment, wheels: Path) -> str:
+    """The requirements an image installs from `wheels`. With hashes it is in pip's hash-checking mode: a
+    downloaded wheel must still be the file the lock names (a changed cache is refused here, before the
+    build), and a sdist-only pin carries the hash of the wheel built from its checked sdist."""
+    if not env.hashes:
+        return env.lock_text()
+    files = {_wheel_name_version(w.name): w for w in wheels.glob("*.whl")}
+    built = {normalize_name(n) for n in env.sdist_only}
+    lines = []
+    for name, version in env.packages.items():
+        wheel = files.get((name, version))
+        if wheel is None:
+            raise ImageError(f"wheelhouse {wheels} has no wheel for {name}=={version}")
+        digest = _sha256(wheel)
+        if name not in built and digest not in env.hashes[name]:
+            raise ImageError(f"{wheel.name} in {wheels} is sha256:{digest}, but the environment pins "
+                             f"{', '.join('sha256:' + h for h in env.hashes[name])}; remove the folder to fetch it again")
+        lines.append(f"{name}=={version} --hash=sha256:{digest}\n")
+    return "".join(lines)
 
 
 def ensure_env_wheelhouse(env: PythonEnvironment, cache: Path) -> Path:
@@ -201,7 +271,7 @@ def env_image(client: docker.DockerClient, env: PythonEnvironment, cache: Path, 
         with tempfile.TemporaryDirectory(prefix="sbx-envctx-") as tmp:
             ctx = Path(tmp)
             shutil.copyfile(ENV_DOCKERFILE, ctx / "Dockerfile")
-            (ctx / "requirements.lock").write_text(env.lock_text())
+            (ctx / "requirements.lock").write_text(install_lock(env, wheels))
             (ctx / "wheelhouse").mkdir()
             for wheel in wheels.glob("*.whl"):
                 _link_or_copy(wheel, ctx / "wheelhouse" / wheel.name)
@@ -304,7 +374,7 @@ def ml_env_images(client: docker.DockerClient, env: PythonEnvironment, cache: Pa
                 shutil.copyfile(root / name, ctx / name)
             for sub in TARGETS:
                 shutil.copytree(root / sub, ctx / sub, ignore=shutil.ignore_patterns("__pycache__"))
-            (ctx / "requirements.lock").write_text(env.lock_text())
+            (ctx / "requirements.lock").write_text(install_lock(env, wheels))
             shutil.copytree(wheels, ctx / "wheelhouse", ignore=shutil.ignore_patterns("*.lock"))
             return _build(client, ctx, tag, {"BASE_IMAGE": base},
                           {LABEL: target, "sbx.environment": env.digest(), "sbx.base": base}, target=target)

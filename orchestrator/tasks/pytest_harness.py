@@ -35,6 +35,7 @@ import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
+from orchestrator import paths
 from orchestrator.failures import ConfigError, InfraError
 
 #: where the harness's files are placed in a grader (a fresh volume of their own)
@@ -51,21 +52,8 @@ CONFIG_NAMES = frozenset(CONFIG_NAMES_9)
 #: the environment of every pytest grading; it wins over the task's own env
 ENV = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": "", "PYTEST_PLUGINS": ""}
 
-LAUNCHER_SOURCE = '''"""sbx grader harness (orchestrator/tasks/pytest_harness.py): pytest with plugin autoload off and only
-the plugins the image itself installed, named by their entry points."""
-import importlib.metadata
-import sys
-import sysconfig
-
-_site = sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
-_names = sorted({ep.name for dist in importlib.metadata.distributions(path=_site)
-                 for ep in dist.entry_points if ep.group == "pytest11"})
-_args = [arg for name in _names for arg in ("-p", name)] + sys.argv[1:]
-sys.argv = ["pytest", *_args]
-import pytest  # noqa: E402
-
-raise SystemExit(pytest.console_main())
-'''
+#: the launcher's source (orchestrator/incontainer/run_pytest.py), written into the harness folder
+LAUNCHER_SOURCE = paths.incontainer_source(LAUNCHER)
 
 
 def pytest_major(packages: dict[str, str] | None) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import aiohttp
@@ -118,16 +119,14 @@ def test_first_difference_classes() -> None:
     assert first_difference(a, Answer("hello", a.tools, "end_turn"))["class"] == "stop_reason"
 
 
-def test_cli_replay_stores_its_own_row(setup, capsys: pytest.CaptureFixture[str]) -> None:
-    """`sbx replay` end to end: the run's transcript from the artifact store, the replays' transcript stored,
-    one `replays` row in the ledger, the run's own model usage untouched."""
+def _stored_run(gw: GatewayThread, tmp: Path) -> tuple[str, list[str], object, list[dict]]:
+    """A run in a home's ledger whose stored transcript holds the original call, and the `sbx replay` argv
+    (home, run, endpoints file and rate cards) that reaches the stand-in: (run id, argv, its usage, records)."""
     from orchestrator.artifacts import ArtifactStore
-    from orchestrator.cli import main
     from orchestrator.home import Home
     from orchestrator.ledger import Ledger, ModelUsage
     from tests.ledger.ledger_helpers import plan
 
-    gw, standin, tmp = setup
     records = _original(gw, tmp)
     url = gw.gateway.endpoints["anthropic"].base_url
     home = Home.from_env(str(tmp / "home"))
@@ -144,8 +143,24 @@ def test_cli_replay_stores_its_own_row(setup, capsys: pytest.CaptureFixture[str]
     (tmp / "cards").mkdir()
     (tmp / "cards" / "2026-11-30.yaml").write_text(
         "date: 2026-11-30\nmodels:\n  m: {input: 3.0, cached_input: 0.3, cache_write: 3.75, output: 15.0}\n")
-    argv = ["--home", str(tmp / "home"), "replay", run_id, "--call", "0", "--times", "10", "--limit-usd", "0.01",
-            "--endpoints", str(tmp / "endpoints.yaml"), "--ratecards", str(tmp / "cards"), "--json"]
+    argv = ["--home", str(tmp / "home"), "replay", run_id, "--endpoints", str(tmp / "endpoints.yaml"),
+            "--ratecards", str(tmp / "cards"), "--json"]
+    return run_id, argv, usage, records
+
+
+def test_cli_replay_stores_its_own_row(setup, capsys: pytest.CaptureFixture[str]) -> None:
+    """`sbx replay` end to end: the run's transcript from the artifact store, the replays' transcript stored,
+    one `replays` row in the ledger, the run's own model usage untouched."""
+    from orchestrator.artifacts import ArtifactStore
+    from orchestrator.cli import main
+    from orchestrator.home import Home
+    from orchestrator.ledger import Ledger
+
+    gw, standin, tmp = setup
+    run_id, base, usage, records = _stored_run(gw, tmp)
+    home = Home.from_env(str(tmp / "home"))
+    store = ArtifactStore(home.artifacts_dir)
+    argv = [*base, "--call", "0", "--times", "10", "--limit-usd", "0.01"]
     assert main(argv) == 0
     out = json.loads(capsys.readouterr().out)
     (call,) = out["calls"]
@@ -198,3 +213,84 @@ def test_stored_replays_read_with_diverge_normalisation(setup) -> None:
     print(f"first differences: {sorted(set(differing))}")
     print(f"\nnormalised: identical {n.identical_to_original}/{k}, as recorded {raw.identical_to_original}/{k}")
     ledger.close()
+
+
+def test_cli_compares_replays_with_diverge_normalisation(setup, capsys: pytest.CaptureFixture[str]) -> None:
+    """`sbx replay RUN --call 0 --times K --compare` and then `sbx replay RUN --compare` (nothing sent): the
+    distinct normalised responses, the share equal to the original and each differing replay's first
+    difference (location, class, character position) equal the stand-in's log of the seeded variation."""
+    from orchestrator.cli import main
+
+    gw, standin, tmp = setup
+    run_id, base, _usage, _records = _stored_run(gw, tmp)
+    k = 16
+    assert main([*base, "--call", "0", "--times", str(k), "--limit-usd", "0.05", "--compare"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    ((replay,),) = [r["calls"] for r in out["replays"]]
+    assert out["replayed"]["calls"][0]["ok"] == k and out["normalisation"] == "sbx diverge's"
+    log = read_log(tmp / "standin.jsonl")
+    commands = [line["arguments"]["command"] for line in log]
+    variants = [line["variant"] for line in log]
+    assert len(log) == 1 + k and len(set(variants[1:])) == 2               # both answers met among the replays
+    assert replay["distinct"] == len(set(commands[1:])) and replay["answered"] == k
+    assert replay["identical_to_original"] == sum(v == variants[0] for v in variants[1:])
+    expected = [None if c == commands[0] else len(os.path.commonprefix([commands[0], c])) for c in commands[1:]]
+    firsts = replay["first_differences"]
+    assert [None if f is None else f["position"] for f in firsts] == expected
+    differing = [f for f in firsts if f is not None]
+    assert {f["difference_class"] for f in differing} == {"tool_arguments"}
+    (where,) = {f["where"] for f in differing}                            # the tool call's command, each time
+    assert re.fullmatch(r"response\.body\.content\[\d\]\.input\.command", where), where
+    assert replay["classes"] == {"tool_arguments": len(differing)}
+    # read again from the ledger and the artifact store, nothing sent; and as recorded, the ids differ
+    assert main([*base, "--compare"]) == 0
+    again = json.loads(capsys.readouterr().out)
+    assert again["replays"][0]["calls"][0] == replay and len(read_log(tmp / "standin.jsonl")) == 1 + k
+    assert main([*base, "--compare", "--as-recorded"]) == 0
+    raw = json.loads(capsys.readouterr().out)["replays"][0]["calls"][0]
+    assert 0 < replay["identical_to_original"] < k                     # the seeded variation: both answers met
+    assert raw["identical_to_original"] < replay["identical_to_original"]   # as recorded, the ids differ
+    # the table a user reads
+    assert main([a for a in base if a != "--json"] + ["--compare"]) == 0
+    text = capsys.readouterr().out
+    assert f"{k:>8} {replay['distinct']:>8} {replay['identical_to_original']:>9}  tool_arguments" in text
+    assert f"first differ at {where} (tool_arguments) at character {differing[0]['position']}" in text
+    with capsys.disabled():
+        print("\n" + text)
+    # refused: no --call and no --compare; --call without --times; a run with no stored replay
+    assert main([*base]) == 2 and main([*base, "--call", "0"]) == 2
+    from orchestrator.home import Home
+    from orchestrator.ledger import Ledger
+    from tests.ledger.ledger_helpers import plan
+
+    with Ledger(Home.from_env(str(tmp / "home")).ledger_path) as ledger:
+        other = plan(ledger)
+    assert main([a if a != run_id else other for a in base] + ["--compare"]) == 2
+    assert "no stored replay" in capsys.readouterr().err
+
+
+def test_difference_classes_of_normalised_locations() -> None:
+    from orchestrator.diverge.replayed import difference_class, first_difference
+
+    assert difference_class("response.body.content[0].text") == "text"
+    assert difference_class("response.body.content[1].input.command") == "tool_arguments"
+    assert difference_class("response.body.content[1].name") == "tool_call"
+    assert difference_class("response.body.stop_reason") == "stop_reason"
+    assert difference_class("response.body.choices[0].message.tool_calls[0].function.arguments") == "tool_arguments"
+    assert difference_class("response.body.choices[0].finish_reason") == "stop_reason"
+    assert difference_class("response.events[4][1].delta.partial_json") == "tool_arguments"
+    assert difference_class("response.events[4][1].delta.text") == "text"
+    assert difference_class("response.events[4][0]") == "other"          # the event's name
+    assert difference_class("response.status") == "other"                # the HTTP status, not a stop reason
+    d = first_difference({"body": {"content": [{"type": "text", "text": "hello"}]}},
+                         {"body": {"content": [{"type": "text", "text": "help"}]}})
+    assert d is not None and (d.where, d.difference_class, d.position) == ("response.body.content[0].text", "text", 3)
+    assert first_difference({"body": {"a": 1}}, {"body": {"a": 1}}) is None
+    text = {"type": "text", "text": "done"}
+    tool = {"type": "tool_use", "id": "<toolu#0>", "name": "Bash", "input": {"command": "ls"}}
+    d = first_difference({"body": {"content": [text]}}, {"body": {"content": [text, tool]}})
+    assert d is not None and (d.where, d.difference_class, d.position) == ("response.body.content[1]", "tool_call", None)
+    d = first_difference({"body": {"content": [text]}}, {"body": {"content": [tool]}})   # text where a call was
+    assert d is not None and (d.where, d.difference_class) == ("response.body.content[0].type", "tool_call")
+    d = first_difference({"body": {"stop_reason": "end_turn"}}, {"body": {"stop_reason": "tool_use"}})
+    assert d is not None and (d.difference_class, d.position) == ("stop_reason", 0)

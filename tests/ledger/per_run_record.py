@@ -11,6 +11,7 @@ from typing import Any
 from compliance.records import is_compliant
 from compliance.store import load_records
 from orchestrator.ledger import Ledger, ModelUsage, RunOutcome, RunRecord, ScoreResult
+from orchestrator.ledger.judge_verdicts import reason as judge_reason
 from orchestrator.run.record import RULE_COLUMNS, TIME_COLUMNS
 
 
@@ -111,6 +112,7 @@ def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[s
         "gradings_agree": o.agree if o else None, "flaky_tests": len(o.flaky) if o else None,
         "judge_outcome": (judged[0].verdict == "pass" if judged and judged[0].verdict else None),
         "judge_cost_usd": judged[0].cost_usd if judged else None,
+        "judge_reason": judge_reason(judged[0]) if judged else None,
         "judge_spec_sha256": judged[0].spec_sha256 if judged else None,
         "run_id": run.run_id, "study_id": run.study_id, "study_name": run.study_name,
         "budget_name": run.budget_name, "attempt": run.attempt, "retry_of": run.retry_of,

@@ -56,3 +56,39 @@ def test_judge_only_study_states_no_calibration(tmp_path: Path) -> None:
     assert "judge_only" in paths.tables
     text = Path(paths.markdown if hasattr(paths, "markdown") else tmp_path / "summary.md").read_text()
     assert "a model's verdict" in text and "no calibration" in text
+
+
+def test_runs_that_delivered_nothing_are_counted_apart(tmp_path: Path) -> None:
+    """Two runs of a/x and one of b/x delivered nothing (the tests' agent_failed, the judge's not_delivered):
+    counted in their own column, out of the agreement and kappa (the same as without them), and a fail by
+    both graders in the pass rates, the score bias and the gap."""
+    base = _study()
+    extra = pd.DataFrame([{"pairing": p, "task": "t0", "repeat": 9 + i, "outcome": False, "outcome_reason": "agent_failed",
+                           "judge_outcome": None, "judge_reason": "not_delivered", "cost_usd": 0.1, "judge_cost_usd": None}
+                          for i, p in enumerate(("a/x", "a/x", "b/x"))])
+    study = pd.concat([base.assign(judge_reason=base.judge_outcome.map({True: "pass", False: "fail"})), extra],
+                      ignore_index=True)
+    paths = build_report(study, tmp_path / "with", seed=0)
+    table = pd.read_csv(paths.tables["judge_agreement"]).set_index("pairing")
+    plain = pd.read_csv(build_report(base, tmp_path / "plain", seed=0).tables["judge_agreement"]).set_index("pairing")
+    for name, nd in (("a/x", 2), ("b/x", 1), ("all pairings", 3)):
+        row, ref = table.loc[name], plain.loc[name]
+        assert (row.not_delivered, row.dropped, row.runs) == (nd, 0, ref.runs)
+        for col in ("both_pass", "false_pass", "false_fail", "both_fail", "agreement", "kappa", "kappa_low",
+                    "false_pass_rate", "false_fail_rate", "cost_per_verdict_usd"):
+            assert row[col] == pytest.approx(ref[col]), col
+        # as the pairing's score counts its attempts: the runs that delivered nothing fail by both
+        df = study if name == "all pairings" else study[study.pairing == name]
+        assert row.tests_pass_rate == pytest.approx(df.outcome.astype(bool).mean())
+        assert row.judge_pass_rate == pytest.approx(df.judge_outcome.map(lambda v: v is True).mean())
+        assert row.score_bias == pytest.approx(row.judge_pass_rate - row.tests_pass_rate)
+    # a/x: tests 10/22, judge 14/22; b/x: tests 6/21, judge 7/21
+    assert table.loc["a/x", "score_bias"] == pytest.approx(4 / 22) and table.loc["b/x", "score_bias"] == pytest.approx(1 / 21)
+    gap = pd.read_csv(paths.tables["judge_gap_bias"]).iloc[0]
+    assert gap.gap_by_tests == pytest.approx(10 / 22 - 6 / 21) and gap.gap_by_judge == pytest.approx(14 / 22 - 7 / 21)
+    # graded only by the judge: the runs that delivered nothing are counted and fail
+    only = build_report(study.assign(outcome=None), tmp_path / "only", seed=0)
+    judge_only = pd.read_csv(only.tables["judge_only"]).set_index("pairing")
+    assert (judge_only.loc["a/x", "runs"], judge_only.loc["a/x", "not_delivered"]) == (20, 2)
+    assert judge_only.loc["a/x", "judge_pass_rate"] == pytest.approx(14 / 22)
+    assert judge_only.loc["b/x", "judge_pass_rate"] == pytest.approx(7 / 21)

@@ -180,3 +180,44 @@ def test_prepare_checks_the_judge_before_the_run_starts(tmp_path: Path) -> None:
         long = SPEC.model_copy(update={"name": "j" * 80})
         with pytest.raises(ConfigError, match="longer than a unix socket allows"):
             check_judge(long, setup.host, run_id)
+
+
+def test_what_is_judged_of_failed_runs(tmp_path: Path, home: Home) -> None:
+    """A run that delivered is judged, also when the scorer could not score it (failed/unscorable: its diff
+    is there); a counted run that delivered nothing (failed/agent) gets a `not_delivered` row, no call, no
+    cost; an attempt that does not count (failed/infra, retried; cancelled) gets no row at all."""
+    ledger = Ledger(tmp_path / "ledger.sqlite", create=True)
+    with standin_gateway(tmp_path / "model", VERDICTS) as setup:
+        ctx = _scored_run(home, ledger, 4)     # its delivered tree on disk; then the ledger says how it ended
+        unscorable = plan(ledger, task="calc-add-negative", agent="oracle")
+        drive(ledger, unscorable, RunState.DELIVERED)
+        ledger.advance(unscorable, RunState.FAILED, failure_class="unscorable", reason="no_train_py: gone")
+        shutil.copytree(home.delivered_dir(ctx.run_id), home.delivered_dir(unscorable))
+        crashed = plan(ledger, task="calc-add-negative", agent="oracle")
+        drive(ledger, crashed, RunState.RUNNING)
+        ledger.advance(crashed, RunState.FAILED, failure_class="agent", reason="agent_crashed: exit 3")
+        infra = plan(ledger, task="calc-add-negative", agent="oracle")
+        drive(ledger, infra, RunState.FAILED)
+        cancelled = plan(ledger, task="calc-add-negative", agent="oracle")
+        drive(ledger, cancelled, RunState.CANCELLED)
+        rows = {}
+        for run_id in (unscorable, crashed, infra, cancelled):
+            c = RunContext(home, ledger, None, ctx.request, run_id)  # type: ignore[arg-type]
+            if needs_judge(c):
+                rows[run_id] = judge_delivered(c, setup.host)
+                assert not needs_judge(c)
+        assert set(rows) == {unscorable, crashed}                    # the attempts that count
+        (call,) = setup.calls(f"{unscorable}.judge.{SPEC.name}")
+        assert rows[unscorable].verdict == ("pass" if call["variant"] == -1 else "fail") and rows[unscorable].diff_bytes > 0
+        assert setup.calls(f"{crashed}.judge.{SPEC.name}") == []      # nothing delivered: nothing asked
+        nd = rows[crashed]
+        assert (nd.verdict, nd.outcome, nd.cost_usd, nd.input_tokens, nd.transcript_sha256) == (
+            None, "not_delivered", None, 0, None) and nd.spec_sha256 == SPEC.digest()
+        (judged,) = ledger.events(crashed, "judged")
+        assert judged.detail["outcome"] == "not_delivered"
+        view = run_row(ledger, crashed)
+        assert (view["outcome"], view["outcome_reason"]) == (None, None)    # not a tests-task run in meta
+        assert (view["judge_outcome"], view["judge_reason"], view["judge_cost_usd"]) == (None, "not_delivered", None)
+        assert ledger.get_run(crashed).status == RunState.FAILED           # as it ended
+        assert run_row(ledger, unscorable)["judge_reason"] == rows[unscorable].verdict
+    ledger.close()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.sandbox import copier
+from orchestrator.incontainer import copier
 from orchestrator.sandbox.safetar import TarCaps, extract_strictly
 
 SCRIPT = Path(copier.__file__)

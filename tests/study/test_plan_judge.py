@@ -38,3 +38,59 @@ def test_the_judge_is_checked_and_priced(tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.delenv(KEY_ENV)
     with pytest.raises(ConfigError, match=r"s: judge j: .*" + KEY_ENV):
         _check_models(_study(tmp_path), endpoints, cards)
+
+
+def test_a_job_carries_the_judge_and_its_digest(tmp_path: Path) -> None:
+    """What a slot (a Ray node's too) receives: the study's judge as the driver validated it and its digest;
+    the node's run request grades with that judge, and a judge that reads otherwise there is refused."""
+    import pickle
+    from dataclasses import replace
+
+    from orchestrator.failures import DataError
+    from orchestrator.home import Home
+    from orchestrator.ledger import Ledger
+    from orchestrator.specs.task import load_tests_task
+    from orchestrator.study.backend import Slot
+    from orchestrator.study.job import job_request
+    from orchestrator.study.runner import StudyRunner
+
+    spec = _study(tmp_path)
+    assert spec.judge is not None
+    home = Home(tmp_path / "home")
+    with Ledger(home.ledger_path, create=True) as ledger:
+        runner = StudyRunner(spec, home, ledger, None, None)  # type: ignore[arg-type]  # _job uses no backend
+        runner.study_id = "s"
+        job = pickle.loads(pickle.dumps(runner._job(runner.plan[0], "r-1", "run")))   # as Ray ships it
+    assert job.judge == spec.judge.model_dump(mode="json", by_alias=True) and job.judge_digest == spec.judge.digest()
+    task, slot = load_tests_task("calc-add-negative"), Slot("node", 0, "0")
+    req = job_request(home, job, slot, task)
+    assert req.judge == spec.judge and req.judge is not None and req.judge.digest() == job.judge_digest
+    changed = replace(job, judge={**job.judge, "prompt": "Be lenient.\n" + PROMPT})
+    with pytest.raises(DataError, match=r"judge j is sha256:[0-9a-f]{64} here, but the job says"):
+        job_request(home, changed, slot, task)
+    assert job_request(home, replace(job, judge=None, judge_digest=None), slot, task).judge is task.judge  # none
+
+
+def test_a_resumed_study_writes_a_failed_runs_missing_judge_row(tmp_path: Path) -> None:
+    """The driver stopped after a run failed as the agent's but before its judge's `not_delivered` row was
+    written: the next `sbx study run` finishes that run (a `finish` job), and only that."""
+    from orchestrator.home import Home
+    from orchestrator.ledger import Ledger, RunState
+    from orchestrator.ledger.judge_verdicts import NOT_DELIVERED, JudgeVerdict
+    from orchestrator.study.runner import StudyRunner, open_study
+
+    spec = _study(tmp_path)
+    assert spec.judge is not None
+    home = Home(tmp_path / "home")
+    with Ledger(home.ledger_path, create=True) as ledger:
+        runner = StudyRunner(spec, home, ledger, None, None)  # type: ignore[arg-type]  # pending() uses no backend
+        runner.study_id = open_study(ledger, spec)
+        (job,) = runner.pending()
+        for to in (RunState.STARTING, RunState.RUNNING):
+            ledger.advance(job.run_id, to)
+        ledger.advance(job.run_id, RunState.FAILED, failure_class="agent", reason="agent_crashed: exit 3")
+        (again,) = runner.pending()
+        assert (again.run_id, again.phase, again.judge_digest) == (job.run_id, "finish", spec.judge.digest())
+        ledger.save_judge_verdict(JudgeVerdict(job.run_id, "j", "standin-chat", MODEL, None, NOT_DELIVERED, 0, False,
+                                               0, 0, None, None, 0.0, spec_sha256=spec.judge.digest()))
+        assert runner.pending() == []
