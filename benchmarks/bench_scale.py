@@ -5,7 +5,9 @@ taken through starting..audited, with node and slot, 14 more events, 5 experimen
 score, 3 audit rows), then times, each as its own process (wall clock, CPU = user + system, peak RSS from
 that child's rusage via wait4):
 
-- `sbx study status`, `sbx export --format csv`, `sbx show TAIL` (a hex-tail prefix of a run mid-ledger);
+- `sbx study status`, `sbx export --format csv` and `--format parquet`, the report's frame of the study
+  (`study.export.runs_frame`, what `--report` and `sbx report --study` read), `sbx show TAIL` (a hex-tail
+  prefix of a run mid-ledger);
 - the report's best-of-k table: `orchestrator.stats.pooled_best_of_k` (the entry point the report's
   keep tables call, default 2,000 resamples) on the study's (pairing, eval score, holdout score,
   compliant) read by one SQL query; and the same with the bootstrap in one block, which is what the
@@ -17,6 +19,7 @@ that child's rusage via wait4):
 Each figure is printed beside its ratio to the smallest size and to its floor. No figure is asserted;
 this is a measurement. Usage:
     PYTHONPATH=. .venv/bin/python benchmarks/bench_scale.py [--sizes 1000,10000[,100000]] [--repeats 1]
+        [--skip "best-of-k"]   (leave out the cases whose name starts with that)
 """
 
 from __future__ import annotations
@@ -146,6 +149,17 @@ with open(sys.argv[2], 'w', newline='') as f:
     w.writerows(cur)
 """
 
+#: the report's frame of the study: the same set-based read as the export, into pandas, without the file
+RUNS_FRAME = """
+import sys
+from orchestrator.ledger import Ledger
+from orchestrator.study.export import runs_frame
+from orchestrator.study.status import study_id_of
+with Ledger(sys.argv[1], create=False) as ledger:
+    frame = runs_frame(ledger, study_id_of(ledger, 'bench'))
+print(len(frame), file=sys.stderr)
+"""
+
 #: the report's best-of-k table on the study's runs; argv[2] "one-block" reproduces the dense matrix's cost
 BEST_OF_K = """
 import sqlite3, sys
@@ -197,6 +211,8 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="1000,10000", help="runs per ledger, comma-separated (smallest first)")
     ap.add_argument("--repeats", type=int, default=1, help="runs of each command; the fastest is shown")
+    ap.add_argument("--skip", action="append", default=[], metavar="PREFIX",
+                    help="leave out the cases whose name starts with PREFIX (repeatable)")
     ap.add_argument("--write", nargs=2, metavar=("LEDGER", "RUNS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.write:  # the writer runs in its own process (see below)
@@ -226,12 +242,16 @@ def main() -> int:
             "study status": ([*sbx, "study", "status", "bench", "--ledger", str(ledger)], help_cost),
             "export csv": ([*sbx, "export", "bench", "--format", "csv", "--out", str(work / "x.csv"),
                             "--ledger", str(ledger)], join_cost),
+            "export parquet": ([*sbx, "export", "bench", "--format", "parquet", "--out", str(work / "x.parquet"),
+                                "--ledger", str(ledger)], join_cost),
+            "runs frame (the report's read)": ([py, "-c", RUNS_FRAME, str(ledger)], join_cost),
             "show TAIL": ([*sbx, "show", tail, "--ledger", str(ledger)], help_cost),
             "best-of-k (blocks)": ([py, "-c", BEST_OF_K, str(ledger), "blocks"], help_cost),
             "best-of-k (one block, as before)": ([py, "-c", BEST_OF_K, str(ledger), "one-block"], help_cost),
         }
         if size > DENSE_UP_TO:  # the dense matrices and their copies would need several GiB
             del cases["best-of-k (one block, as before)"]
+        cases = {k: v for k, v in cases.items() if not any(k.startswith(p) for p in args.skip)}
         for name, (argv, floor) in cases.items():
             results.setdefault(name, {})[size] = measure(argv, args.repeats)
             floors.setdefault(name, {})[size] = floor

@@ -4,13 +4,22 @@
     from compliance import audit_source, audit_paths, is_compliant
 
 See docs/compliance.md for the rules, the evidence format and the known limits.
+
+The names are loaded on first use (PEP 562): the records and rules are read by every command that shows a
+run, and must not pull the data-flow analysis (compliance.audit, seconds of imports) in with the package
+(issue 23).
 """
 
 from __future__ import annotations
 
-from compliance.audit import audit_file, audit_paths, audit_source
-from compliance.records import AuditRecord, BatchCheck, Evidence, EvidenceStep, Override, is_compliant
-from compliance.traces import RULES
+from typing import TYPE_CHECKING
+
+from orchestrator.lazy import lazy_names
+
+if TYPE_CHECKING:
+    from compliance.audit import audit_file, audit_paths, audit_source
+    from compliance.records import AuditRecord, BatchCheck, Evidence, EvidenceStep, Override, is_compliant
+    from compliance.traces import RULES
 
 __all__ = [
     "RULES",
@@ -24,3 +33,12 @@ __all__ = [
     "audit_source",
     "is_compliant",
 ]
+
+_LAZY = {
+    **dict.fromkeys(("audit_file", "audit_paths", "audit_source"), "compliance.audit"),
+    **dict.fromkeys(("AuditRecord", "BatchCheck", "Evidence", "EvidenceStep", "Override", "is_compliant"),
+                    "compliance.records"),
+    "RULES": "compliance.traces",
+}
+
+__getattr__ = lazy_names(__name__, _LAZY)

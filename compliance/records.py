@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -102,7 +102,16 @@ class AuditRecord(_Model):
         return self.model_copy(update={"override": override})
 
 
-def is_compliant(records: Iterable[AuditRecord], rules: Collection[str] | None = None) -> bool:
+class Verdicted(Protocol):
+    """What `is_compliant` reads of a record: an AuditRecord, or the ledger's evidence-free AuditVerdict."""
+
+    @property
+    def rule(self) -> str: ...
+    @property
+    def final_verdict(self) -> str: ...
+
+
+def is_compliant(records: Iterable[Verdicted], rules: Collection[str] | None = None) -> bool:
     """Whether a run passes: every record of the rules in `rules` clear after overrides. By default every
     rule decides except those that are reported only (`compliance.traces.REPORTED_ONLY`:
     `eval_features_in_fit`, outside the default exclusion). A flagged, undecided (`error`) or `unanalysable`

@@ -116,7 +116,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.study:
         from orchestrator.report import validate_runs
         from orchestrator.report.calibration import study_calibrations
-        from orchestrator.study.export import runs_frame, study_id_of
+        from orchestrator.study.export import runs_frame
+        from orchestrator.study.status import study_id_of
 
         with open_ledger(args) as ledger:
             study_id = study_id_of(ledger, args.study)

@@ -123,7 +123,7 @@ def _rescore(args: argparse.Namespace) -> int:
     from orchestrator.run.rescore import rescore_runs
     from orchestrator.scoring.rescore import Progress
     from orchestrator.specs import load_task
-    from orchestrator.study.export import study_id_of
+    from orchestrator.study.status import study_id_of
 
     if args.parallel < 1:
         raise ConfigError("rescore: --parallel must be at least 1")

@@ -190,10 +190,10 @@ def _run(args: argparse.Namespace) -> int:
     from orchestrator.specs import load_budget
     from orchestrator.specs.study import load_study
     from orchestrator.study.backend import backend_class
-    from orchestrator.study.export import study_id_of
     from orchestrator.study.judges import study_judges
-    from orchestrator.study.progress import StudyDisplay, result_table, study_results, study_status
+    from orchestrator.study.progress import StudyDisplay, result_table, study_results
     from orchestrator.study.runner import StudyRunner
+    from orchestrator.study.status import study_id_of, study_status
 
     where = home(args)
     spec = load_study(args.spec)
@@ -272,9 +272,7 @@ def _status_text(name: str, status: dict[str, Any], holder: int | None) -> str:
 
 
 def _status(args: argparse.Namespace) -> int:
-    from orchestrator.study.export import study_id_of
-    from orchestrator.study.progress import study_status
-    from orchestrator.study.runner import lock_holder
+    from orchestrator.study.status import lock_holder, study_id_of, study_status
 
     with open_ledger(args) as ledger:
         status = study_status(ledger, study_id_of(ledger, args.name))
@@ -312,7 +310,7 @@ def _gc(args: argparse.Namespace) -> int:
     client = engine.client()
     study_id, run_ids = None, []
     if args.study:
-        from orchestrator.study.export import study_id_of
+        from orchestrator.study.status import study_id_of
 
         with open_ledger(args) as ledger:
             study_id = study_id_of(ledger, args.study)

@@ -5,26 +5,31 @@ from orchestrator.ledger.diverge import FiledDefinitions, StoredAnalysis
 from orchestrator.ledger.ledger import ADHOC, Ledger
 from orchestrator.ledger.model_usage import ModelUsage
 from orchestrator.ledger.outcomes import GradingRow, RunOutcome
-from orchestrator.ledger.records import EventRecord, ExperimentRecord, RunRecord, StudyRecord
+from orchestrator.ledger.records import AttemptState, EventRecord, ExperimentRecord, RunRecord, StudyRecord
 from orchestrator.ledger.schema import MIGRATIONS, Migration
 from orchestrator.ledger.scores import ScoreResult
 from orchestrator.ledger.state import NEXT, FailureClass, RunState, transition
+from orchestrator.ledger.study_reads import AuditVerdict, GradedCounts, RunReads
 
 __all__ = [
     "ADHOC",
     "MIGRATIONS",
     "NEXT",
+    "AttemptState",
     "AuditRow",
+    "AuditVerdict",
     "EventRecord",
     "ExperimentRecord",
     "FailureClass",
     "FiledDefinitions",
+    "GradedCounts",
     "GradingRow",
     "Ledger",
     "Migration",
     "ModelUsage",
     "OverrideRow",
     "RunOutcome",
+    "RunReads",
     "RunRecord",
     "RunState",
     "ScoreResult",

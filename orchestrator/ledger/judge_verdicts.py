@@ -89,10 +89,10 @@ def load(conn: sqlite3.Connection, run_ids: list[str] | None = None) -> list[Jud
             chunk = run_ids[i:i + 500]
             rows += conn.execute(f"SELECT * FROM judge_verdicts WHERE run_id IN ({', '.join('?' * len(chunk))}) "
                                  "ORDER BY run_id, judge", chunk).fetchall()
-    return [_verdict(r) for r in rows]
+    return [verdict_of(r) for r in rows]
 
 
-def _verdict(row: sqlite3.Row) -> JudgeVerdict:
+def verdict_of(row: sqlite3.Row) -> JudgeVerdict:
     values: dict[str, Any] = {c: row[c] for c in _COLS}  # SQLite's values, in the columns' declared types
     values["diff_cut"] = bool(values["diff_cut"])  # stored as 0 or 1
     return JudgeVerdict(**values)

@@ -48,6 +48,7 @@ from orchestrator.ledger import (
     outcomes,
     replays,
     scores,
+    study_reads,
     transfer,
 )
 from orchestrator.ledger.audits import AuditRow
@@ -68,6 +69,7 @@ from orchestrator.ledger.outcomes import RunOutcome
 from orchestrator.ledger.records import (
     EXPERIMENT_STATUSES,
     RUN_SELECT,
+    AttemptState,
     EventRecord,
     ExperimentRecord,
     ExperimentStatus,
@@ -416,6 +418,14 @@ class Ledger:
         with self._read() as conn:
             return [RunRecord.from_row(row) for row in conn.execute(sql, args)]
 
+    def attempt_states(self, study_id: str) -> list[AttemptState]:
+        """Every attempt of one study, oldest first (as `list_runs`), with only its place and state."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT run_id, task, pairing, repeat, attempt, status, cpu_seconds_container FROM runs"
+                " WHERE study_id = ? ORDER BY created_at, rowid", (study_id,)).fetchall()
+        return [AttemptState(r[0], r[1], r[2], r[3], r[4], RunState(r[5]), r[6]) for r in rows]
+
     def _run_row(self, conn: sqlite3.Connection, run_id: str) -> sqlite3.Row:
         row = conn.execute("SELECT * FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         if row is None:
@@ -531,17 +541,11 @@ class Ledger:
             ).fetchall()
         return [ExperimentRecord.from_row(r) for r in rows]
 
-    def delivered_eval_scores(self, study_id: str) -> dict[str, float]:
-        """run id -> the eval score the last experiment on its delivered train.py printed (within [0, 1]), for
-        every run of one study that has one: one query for the study, where `run/record.py` read each run's
-        experiments in a transaction of its own (issue 23)."""
+    def run_reads(self, *, study_id: str | None = None, run_id: str | None = None) -> list[study_reads.RunReads]:
+        """What the flat row of each run of a study (or of one run) is built from, in one snapshot: one query
+        per table, never one per run (ledger/study_reads.py; issue 23)."""
         with self._read() as conn:
-            rows = conn.execute(
-                "SELECT e.run_id, e.eval_score FROM experiments e JOIN runs r ON r.run_id = e.run_id"
-                " WHERE r.study_id = ? AND e.train_sha256 IS r.delivered_sha256"
-                " AND e.eval_score >= 0.0 AND e.eval_score <= 1.0 ORDER BY e.id", (study_id,)).fetchall()
-        # ordered by id, so the last experiment of each run wins, as in record.py's loop
-        return {run_id: score for run_id, score in rows}
+            return study_reads.read_runs(conn, study_id=study_id, run_id=run_id)
 
     # --- scores and audits (ledger/scores.py, ledger/audits.py) ---------------------------------------
 
@@ -555,6 +559,11 @@ class Ledger:
         """Every stored score of one run, by dataset."""
         with self._read() as conn:
             return scores.load(conn, run_id)
+
+    def scored_datasets(self, study_id: str) -> dict[str, set[str]]:
+        """run id -> the datasets it has a stored score on (`unscorable` included), for one study's runs."""
+        with self._read() as conn:
+            return study_reads.names_by_run(conn, "scores", "dataset", study_id)
 
     def runs_with_score(self, dataset: str) -> set[str]:
         with self._read() as conn:
@@ -635,6 +644,11 @@ class Ledger:
         with self._write() as conn:
             self._run_row(conn, verdict.run_id)
             judge_verdicts.save(conn, verdict)
+
+    def judges_of_study(self, study_id: str) -> dict[str, set[str]]:
+        """run id -> the judges that gave it a verdict row, for one study's runs."""
+        with self._read() as conn:
+            return study_reads.names_by_run(conn, "judge_verdicts", "judge", study_id)
 
     def judge_verdicts(self, run_ids: list[str] | None = None) -> list[judge_verdicts.JudgeVerdict]:
         """Judges' verdicts, of `run_ids` or of every run."""

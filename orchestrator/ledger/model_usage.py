@@ -103,8 +103,11 @@ def save(conn: sqlite3.Connection, run_id: str, usage: ModelUsage, now: float) -
 
 def load(conn: sqlite3.Connection, run_id: str) -> ModelUsage | None:
     row = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM model_usage WHERE run_id = ?", (run_id,)).fetchone()
-    if row is None:
-        return None
+    return None if row is None else usage_of(row)
+
+
+def usage_of(row: sqlite3.Row) -> ModelUsage:
+    """A row of `model_usage` (the columns of COLUMNS) as a ModelUsage."""
     values = {c: row[c] for c in COLUMNS if c not in ("run_id", "updated_at", "self_report_json")}
     values["closed"] = bool(values["closed"])
     return ModelUsage(**values, self_report=json.loads(row["self_report_json"]))

@@ -85,17 +85,19 @@ def save(conn: sqlite3.Connection, run_id: str, result: ScoreResult, scored_at: 
                  f"ON CONFLICT (run_id, dataset) DO UPDATE SET {updates}", row)
 
 
-def _result(row: sqlite3.Row) -> ScoreResult:
-    values = {c: row[c] for c in _FIELDS}
+def result_of(row: sqlite3.Row) -> ScoreResult:
+    """A row of `scores` (every column of COLUMNS but run_id and scored_at) as a ScoreResult."""
+    got = dict(zip(row.keys(), row, strict=True))  # by name once (a Row's lookup by name is slow at 100k rows)
+    values = {c: got[c] for c in _FIELDS}
     if values["batch_dependent"] is not None:
         values["batch_dependent"] = bool(values["batch_dependent"])
-    return ScoreResult.from_json(values)
+    return ScoreResult(**values)
 
 
 def load(conn: sqlite3.Connection, run_id: str) -> dict[str, ScoreResult]:
     """Every stored score of one run, by dataset."""
     rows = conn.execute(f"SELECT {', '.join(COLUMNS)} FROM scores WHERE run_id = ? ORDER BY dataset", (run_id,))
-    return {r.dataset: r for r in map(_result, rows)}
+    return {r.dataset: r for r in map(result_of, rows)}
 
 
 def runs_with_score(conn: sqlite3.Connection, dataset: str) -> set[str]:

@@ -10,8 +10,9 @@ imports, must not pull the whole lifecycle (pandas, docker, aiohttp) in with its
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from orchestrator.lazy import lazy_names
 
 if TYPE_CHECKING:
     from orchestrator.run.lifecycle import RunLifecycle
@@ -21,11 +22,4 @@ __all__ = ["RunLifecycle", "RunRequest"]
 
 _LAZY = {"RunLifecycle": "orchestrator.run.lifecycle", "RunRequest": "orchestrator.run.request"}
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip this hook
-    return value
+__getattr__ = lazy_names(__name__, _LAZY)

@@ -17,6 +17,7 @@ import dataclasses
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from compliance.content import ContentScan, EvalRows, find_eval_copies
 from compliance.dynamic import with_batch_check
@@ -29,10 +30,12 @@ from orchestrator.failures import DataError, LedgerUnavailable, SbxError, Unscor
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger, RunState, ScoreResult
 from orchestrator.log import get_logger
-from orchestrator.run.context import RunContext
 from orchestrator.scoring.artifact import select_code
 from orchestrator.scoring.text import clean
 from orchestrator.specs import TaskSpec, load_task
+
+if TYPE_CHECKING:  # the run's context loads the Docker SDK; `sbx audit --study` never makes one
+    from orchestrator.run.context import RunContext
 
 log = get_logger(__name__)
 

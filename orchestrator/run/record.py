@@ -5,6 +5,9 @@ first, then everything else the ledger knows that fits in a cell. `full_record` 
 not: resources, meta, events, experiments, every dataset's score and every audit record with its evidence,
 and for a tests task its grading (every repeat's verdict) and per-test results.
 Times are unix seconds here; the export writes them as ISO 8601.
+
+Every row is built by `row_of` from what `Ledger.run_reads` read: a whole study at once for `study_rows`
+(one query per table, issue 23), one run for `run_row` and `full_record`.
 """
 
 from __future__ import annotations
@@ -15,24 +18,22 @@ from typing import Any
 from compliance.records import is_compliant
 from compliance.store import load_records
 from compliance.traces import RULES
-from orchestrator.ledger import Ledger, ModelUsage, RunOutcome, RunRecord, ScoreResult
+from orchestrator.failures import RunNotFound
+from orchestrator.ledger import (
+    AuditVerdict,
+    GradedCounts,
+    Ledger,
+    ModelUsage,
+    RunReads,
+    RunRecord,
+    ScoreResult,
+)
 from orchestrator.ledger.judge_verdicts import reason as judge_reason
 
 #: the verdict columns, one per compliance rule
 RULE_COLUMNS: tuple[str, ...] = tuple(r.name for r in RULES)
 #: run columns that are times (unix seconds in the ledger; ISO 8601 in exports)
 TIME_COLUMNS = ("created_at", "started_at", "ended_at")
-
-
-def _delivered_eval_score(run: RunRecord, experiments: list[dict[str, Any]]) -> float | None:
-    """The eval score the agent saw for the version it delivered: what its last experiment on that train.py
-    printed (the agent's own claim, kept as reported; a value outside [0, 1] is no score)."""
-    best = None
-    for x in experiments:
-        score = x["eval_score"]
-        if x["train_sha256"] == run.delivered_sha256 and score is not None and 0.0 <= score <= 1.0:
-            best = score
-    return best
 
 
 def _first(*values: float | None) -> float | None:
@@ -53,7 +54,7 @@ def _reported(m: ModelUsage | None, key: str) -> Any:
     return m.self_report.get(key)
 
 
-def _outcome(run: RunRecord, o: RunOutcome | None) -> tuple[bool | None, str | None]:
+def _outcome(run: RunRecord, o: GradedCounts | None) -> tuple[bool | None, str | None]:
     """A tests task's pass/fail: its grading's; an attempt whose agent failed (crashed, broke a limit,
     delivered nothing) is a fail without grading. None: an ml task, or not graded yet, or not counted."""
     if o is not None:
@@ -63,11 +64,10 @@ def _outcome(run: RunRecord, o: RunOutcome | None) -> tuple[bool | None, str | N
     return None, None
 
 
-def _rule_versions(ledger: Ledger, run_id: str) -> dict[str, str | None]:
+def _rule_versions(history: tuple[AuditVerdict, ...]) -> dict[str, str | None]:
     """Per rule: the version of the verdict in force (`<rule>_version`) and, after a re-audit under a newer
     version, the verdict the version before gave (`<rule>_previous`), so a report can say what changed."""
     out: dict[str, str | None] = {}
-    history = ledger.audit_history(run_id)
     for rule in RULE_COLUMNS:
         records = [r for r in history if r.rule == rule]
         latest = records[-1] if records else None
@@ -79,19 +79,24 @@ def _rule_versions(ledger: Ledger, run_id: str) -> dict[str, str | None]:
 
 def run_row(ledger: Ledger, run_id: str) -> dict[str, Any]:
     """The flat record of one attempt (see the module docstring)."""
-    run = ledger.get_run(run_id)
-    return _row(ledger, run, _delivered_eval_score(run, [x.to_json() for x in ledger.experiments(run_id)]))
+    return row_of(_reads_of(ledger, run_id))
 
 
-def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[str, Any]:
-    scores = ledger.scores(run.run_id)
-    audits = load_records(ledger, run.run_id)
+def _reads_of(ledger: Ledger, run_id: str) -> RunReads:
+    found = ledger.run_reads(run_id=run_id)
+    if not found:
+        raise RunNotFound(f"no run {run_id!r} in the ledger {ledger.path}")
+    return found[0]
+
+
+def row_of(parts: RunReads) -> dict[str, Any]:
+    """The flat row of one attempt from what `Ledger.run_reads` read of it."""
+    run, audits, o = parts.run, parts.audits, parts.graded
     verdicts = {a.rule: a.final_verdict for a in audits}
-    h, later = scores.get("holdout"), scores.get("later")
-    m = ledger.model_usage(run.run_id)
-    o = ledger.outcome(run.run_id)
+    h, later = parts.scores.get("holdout"), parts.scores.get("later")
+    m = parts.usage
     passed, outcome_reason = _outcome(run, o)
-    judged = ledger.judge_verdicts([run.run_id])[:1]  # issue 26: the first judge's verdict, its own cost
+    judged = parts.judged  # issue 26: the first judge's verdict, its own cost
     return {
         # the runs table's columns (orchestrator/report/runs_table.py), in its order
         "pairing": run.pairing, "agent": run.agent, "model": run.model, "task": run.task, "repeat": run.repeat,
@@ -118,12 +123,12 @@ def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[s
         "reported_cost_usd": _reported(m, "cost_usd"), "reported_calls": _reported(m, "calls"),
         # beyond the report's columns
         "outcome_reason": outcome_reason, "grade_repeats": o.repeats if o else None,
-        "gradings_passed": sum(g.passed for g in o.gradings) if o else None,
-        "gradings_agree": o.agree if o else None, "flaky_tests": len(o.flaky) if o else None,
-        "judge_outcome": (judged[0].verdict == "pass" if judged and judged[0].verdict else None),
-        "judge_cost_usd": judged[0].cost_usd if judged else None,
-        "judge_reason": judge_reason(judged[0]) if judged else None,
-        "judge_spec_sha256": judged[0].spec_sha256 if judged else None,
+        "gradings_passed": o.gradings_passed if o else None,
+        "gradings_agree": o.agree if o else None, "flaky_tests": o.flaky_tests if o else None,
+        "judge_outcome": (judged.verdict == "pass" if judged and judged.verdict else None),
+        "judge_cost_usd": judged.cost_usd if judged else None,
+        "judge_reason": judge_reason(judged) if judged else None,
+        "judge_spec_sha256": judged.spec_sha256 if judged else None,
         "run_id": run.run_id, "study_id": run.study_id, "study_name": run.study_name,
         "budget_name": run.budget_name, "attempt": run.attempt, "retry_of": run.retry_of,
         "failure_reason": run.failure_reason, "stop_reason": run.stop_reason,
@@ -133,7 +138,7 @@ def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[s
         "later_ap": later.ap if later else None, "scoring_error": _scoring_error(h),
         # the agent's own eval score for what it delivered (its last experiment's printed line), else the
         # one train.py printed when the scorer retrained it: reported, never used to rank
-        "eval_score_reported": _first(delivered_eval, h.eval_score_reported if h else None),
+        "eval_score_reported": _first(parts.delivered_eval, h.eval_score_reported if h else None),
         "scorer_cpu_seconds": h.cpu_seconds if h else None, "scorer_cpu_limit_s": h.cpu_limit_s if h else None,
         "withheld_files": h.withheld_count if h else None, "batch_fresh_check": h.fresh_check if h else None,
         "batch_rows_checked": h.rows_checked if h else None, "batch_rows_changed": h.rows_changed if h else None,
@@ -146,24 +151,23 @@ def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[s
         "endpoint": m.endpoint if m else None, "agent_version": m.agent_version if m else None,
         "model_calls_refused": m.refused if m else None, "model_provider_errors": m.provider_errors if m else None,
         "cache_write_tokens": m.cache_write_tokens if m else None,
-        **_rule_versions(ledger, run.run_id),
+        **_rule_versions(parts.history),
         **{t: getattr(run, t) for t in TIME_COLUMNS},
     }
 
 
 def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
     """`run_row` plus resources, meta, events, experiments, every score and every audit record."""
-    run = ledger.get_run(run_id)
-    experiments = [x.to_json() for x in ledger.experiments(run_id)]
-    record = _row(ledger, run, _delivered_eval_score(run, experiments))
+    parts = _reads_of(ledger, run_id)
+    run = parts.run
+    record = row_of(parts)
     record["resources"], record["meta"] = run.resources, run.meta
     record["events"] = [e.to_json() for e in ledger.events(run_id)]
-    record["experiments"] = experiments
-    record["scores"] = {name: s.to_json() for name, s in ledger.scores(run_id).items()}
+    record["experiments"] = [x.to_json() for x in ledger.experiments(run_id)]
+    record["scores"] = {name: s.to_json() for name, s in parts.scores.items()}
     record["audits"] = [a.model_dump(mode="json", exclude={"run_id"}) | {"final_verdict": a.final_verdict}
                         for a in load_records(ledger, run_id)]
-    usage = ledger.model_usage(run_id)
-    record["model_usage"] = usage.to_json() if usage else None
+    record["model_usage"] = parts.usage.to_json() if parts.usage else None
     outcome = ledger.outcome(run_id)
     record["grading"] = outcome.summary() if outcome else None
     record["test_results"] = ([{"repeat": g.repeat, "test": t, "outcome": r} for g in outcome.gradings
@@ -174,8 +178,6 @@ def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
 
 
 def study_rows(ledger: Ledger, study_id: str) -> list[dict[str, Any]]:
-    """Every attempt's `run_row` of one study. The runs and the delivered eval scores are read once for the
-    study (no second `get_run` of a run `list_runs` returned, no experiment turned into a dict); scores,
-    audits, usage and outcomes are still read per run (issue 23: not yet set-based)."""
-    delivered = ledger.delivered_eval_scores(study_id)
-    return [_row(ledger, r, delivered.get(r.run_id)) for r in ledger.list_runs(study_id=study_id)]
+    """Every attempt's `run_row` of one study, oldest first, read set-based (`Ledger.run_reads`: one query
+    per table for the study, where each run's row took 21 statements before issue 23)."""
+    return [row_of(parts) for parts in ledger.run_reads(study_id=study_id)]

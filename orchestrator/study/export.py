@@ -4,16 +4,21 @@ times as ISO 8601 (UTC)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pandas as pd
-
-from orchestrator.failures import ConfigError, LedgerUnavailable
+from orchestrator.failures import ConfigError
 from orchestrator.ledger import Ledger
 from orchestrator.run.record import TIME_COLUMNS, study_rows
+from orchestrator.study.status import study_id_of
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def runs_frame(ledger: Ledger, study_id: str) -> pd.DataFrame:
     """The study's runs as a frame; time columns are timezone-aware datetimes (UTC)."""
+    import pandas as pd  # here, not at import: only the commands that build a frame pay for it
+
     frame = pd.DataFrame(study_rows(ledger, study_id))
     for column in TIME_COLUMNS:
         if column in frame:
@@ -21,15 +26,10 @@ def runs_frame(ledger: Ledger, study_id: str) -> pd.DataFrame:
     return frame
 
 
-def study_id_of(ledger: Ledger, name: str) -> str:
-    found = ledger.get_study_by_name(name) or ledger.get_study(name)
-    if found is None:
-        raise LedgerUnavailable(f"no study named {name!r} in the ledger {ledger.path}")
-    return found.study_id
-
-
 def export(ledger: Ledger, name: str, fmt: str, out: Path) -> tuple[Path, int]:
     """Write the study's runs to `out` as CSV or Parquet; returns the path and the number of rows."""
+    import pandas as pd
+
     frame = runs_frame(ledger, study_id_of(ledger, name))
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":

@@ -1,12 +1,12 @@
-"""Progress of a running study: a live table on a terminal, plain log lines otherwise; and the status
-another shell reads from the ledger at any time."""
+"""Progress of a running study: a live table on a terminal, plain log lines otherwise (what another shell
+reads of a study at any time is study/status.py)."""
 
 from __future__ import annotations
 
 import sys
 import threading
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
@@ -19,48 +19,21 @@ from orchestrator.ledger.fields import short_run_id
 from orchestrator.log import get_logger
 from orchestrator.specs.tasktypes import direction_words, metric_by_name
 from orchestrator.study.backend import RunOutcome
-from orchestrator.study.runner import Tally, latest_attempts
+from orchestrator.study.runner import Tally
+from orchestrator.study.status import latest_attempts, study_status
 
 log = get_logger(__name__)
-
-
-#: the five columns of a study's status, from the run states
-STATE_BUCKETS = {"planned": "planned", "starting": "running", "running": "running", "delivered": "scoring",
-                 "scored": "scoring", "audited": "done", "failed": "failed", "cancelled": "failed"}
-
-
-def study_status(ledger: Ledger, study_id: str) -> dict[str, Any]:
-    """Counts per pairing over the latest attempt of each (task, pairing, repeat), plus totals (and, for a
-    study of several tasks, per task)."""
-    runs = ledger.list_runs(study_id=study_id)
-    latest = latest_attempts(runs)
-    attempts = len(runs)
-    cpu = sum(run.cpu_seconds_container or 0.0 for run in runs)
-    per: dict[str, Counter[str]] = defaultdict(Counter)
-    per_task: dict[str, Counter[str]] = defaultdict(Counter)
-    ids: dict[str, list[str]] = defaultdict(list)  # the running and the failed runs, for `sbx view /run/ID`
-    for (task, pairing, _), run in latest.items():
-        bucket = STATE_BUCKETS[str(run.status)]
-        per[pairing][bucket] += 1
-        per_task[task][bucket] += 1
-        if bucket in ("running", "failed"):
-            ids[bucket].append(run.run_id)
-    out: dict[str, Any] = {"pairings": {k: dict(v) for k, v in sorted(per.items())}, "runs": len(latest),
-                           "attempts": attempts, "cpu_seconds": round(cpu, 1),
-                           "running_runs": sorted(ids["running"]), "failed_runs": sorted(ids["failed"])}
-    if len(per_task) > 1:
-        out["tasks"] = {k: dict(v) for k, v in sorted(per_task.items())}
-    return out
 
 
 def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
     """Per pairing, over the latest attempt of each repeat: runs, scored, flagged, mean and best holdout score
     ("best" in the metric's direction: the lowest RMSE), and the metric the scores are in."""
-    from orchestrator.run.record import run_row
+    from orchestrator.run.record import row_of
 
+    reads = {parts.run.run_id: parts for parts in ledger.run_reads(study_id=study_id)}  # one set-based read
     per: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for (_, pairing, _), run in sorted(latest_attempts(ledger.list_runs(study_id=study_id)).items()):
-        per[pairing].append(run_row(ledger, run.run_id))
+    for (_, pairing, _), run in sorted(latest_attempts(parts.run for parts in reads.values()).items()):
+        per[pairing].append(row_of(reads[run.run_id]))
     out: dict[str, dict[str, Any]] = {}
     for pairing, rows in per.items():
         scores = [r["holdout_score"] for r in rows if r["holdout_score"] is not None]

@@ -19,17 +19,12 @@ up to `max_probe_interval_s`, and never before a `retry-after` ends) until it an
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import docker
 
 from orchestrator.failures import ConfigError, DataError, InfraError, SbxError
 from orchestrator.home import Home
@@ -40,8 +35,11 @@ from orchestrator.specs.study import StudySpec
 from orchestrator.study.backend import Backend, RunJob, RunOutcome, Slot
 from orchestrator.study.planner import PlannedRun, plan, seed_of
 from orchestrator.study.reaper import fail_in_flight, remove_containers
+from orchestrator.study.status import latest_attempts, study_lock
 
 if TYPE_CHECKING:
+    import docker
+
     from orchestrator.run.gateway_host import GatewayHost
 
 log = get_logger(__name__)
@@ -49,64 +47,8 @@ log = get_logger(__name__)
 DONE = (RunState.AUDITED, RunState.FAILED, RunState.CANCELLED)
 
 
-class StudyBusy(SbxError):
-    """Another process is running this study."""
-
-    exit_code = 3
-
-
 class NoSlotsLeft(InfraError):
     """Every slot's node was lost while jobs were left; the study resumes when run again."""
-
-
-def lock_path(home: Home, name: str) -> Path:
-    return home.study_dir(name) / "lock"
-
-
-@contextlib.contextmanager
-def study_lock(home: Home, name: str) -> Iterator[Path]:
-    """An exclusive lock per study, released by the kernel when the holder dies (even by SIGKILL)."""
-    path = lock_path(home, name)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+") as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            f.seek(0)
-            raise StudyBusy(f"study {name} is being run by another process (pid {f.read().strip() or '?'})") from None
-        f.seek(0)
-        f.truncate()
-        f.write(str(os.getpid()))
-        f.flush()
-        try:
-            yield path
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def lock_holder(home: Home, name: str) -> int | None:
-    """The pid running the study now, or None."""
-    path = lock_path(home, name)
-    if not path.exists():
-        return None
-    with open(path) as f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except BlockingIOError:
-            text = f.read().strip()
-            return int(text) if text.isdigit() else -1
-        fcntl.flock(f, fcntl.LOCK_UN)
-    return None
-
-
-def latest_attempts(runs: Iterable[RunRecord]) -> dict[tuple[str, str, int], RunRecord]:
-    """The latest attempt of each (task, pairing, repeat): the one that stands for the planned run."""
-    latest: dict[tuple[str, str, int], RunRecord] = {}
-    for run in runs:
-        key = (run.task, run.pairing, run.repeat)
-        if key not in latest or run.attempt > latest[key].attempt:
-            latest[key] = run
-    return latest
 
 
 def open_study(ledger: Ledger, spec: StudySpec) -> str:
@@ -213,16 +155,16 @@ class StudyRunner:
             self._validated[task] = validated_inputs(task, self.spec.budget)
         return self._validated[task]
 
-    def _needs_datasets(self, run: RunRecord) -> bool:
+    def _needs_datasets(self, run: RunRecord, scored: dict[str, set[str]]) -> bool:
         """An audited ml run not yet scored on every dataset (a tests task's run is graded, never scored)."""
         if self._kind(run.task) == "tests":
             return False
-        return not set(self.spec.datasets) <= set(self.ledger.scores(run.run_id))
+        return not set(self.spec.datasets) <= scored.get(run.run_id, set())
 
-    def _needs_judge(self, planned: PlannedRun, run: RunRecord) -> bool:
+    def _needs_judge(self, planned: PlannedRun, run: RunRecord, judged: dict[str, set[str]]) -> bool:
         """An audited (or counted failed) run whose judge has no row yet (the driver stopped between its steps)."""
         judge = self._judge(self._inputs(planned.task))
-        return judge is not None and not any(v.judge == judge["name"] for v in self.ledger.judge_verdicts([run.run_id]))
+        return judge is not None and judge["name"] not in judged.get(run.run_id, set())
 
     def _kind(self, task: str) -> str | None:
         if task not in self._kinds:
@@ -234,6 +176,8 @@ class StudyRunner:
     def pending(self) -> list[RunJob]:
         """Jobs left to do, in plan order: create missing rows, retry infra failures within the limit."""
         latest = latest_attempts(self.ledger.list_runs(study_id=self.study_id))
+        # what the audited runs have of their last steps: one query each for the study, not two per run
+        scored, judged = self.ledger.scored_datasets(self.study_id), self.ledger.judges_of_study(self.study_id)
         jobs: list[RunJob] = []
         for planned in self.plan:
             run = latest.get(planned.key)
@@ -250,9 +194,10 @@ class StudyRunner:
                 jobs.append(self._job(planned, run.run_id, "run"))
             elif status in (RunState.DELIVERED, RunState.SCORED):
                 jobs.append(self._job(planned, run.run_id, "finish"))
-            elif status == RunState.AUDITED and (self._needs_datasets(run) or self._needs_judge(planned, run)):
+            elif status == RunState.AUDITED and (self._needs_datasets(run, scored)
+                                                   or self._needs_judge(planned, run, judged)):
                 jobs.append(self._job(planned, run.run_id, "finish"))
-            elif status == RunState.FAILED and run.counted and self._needs_judge(planned, run):
+            elif status == RunState.FAILED and run.counted and self._needs_judge(planned, run, judged):
                 jobs.append(self._job(planned, run.run_id, "finish"))  # its judge's row (run/judge.py)
             elif (status == RunState.FAILED and run.failure_class is not None and run.failure_class.retryable
                   and attempt <= self.spec.infra_retries):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from compliance.traces import REPORTED_ONLY
-from orchestrator.study.progress import STATE_BUCKETS
+from orchestrator.study.status import STATE_BUCKETS
 
 #: runs on one page of the run list
 PAGE_SIZE = 50

@@ -1,0 +1,85 @@
+"""The commands that only read the ledger start light (issue 23): each runs here for real, in a fresh
+process, on a small ledger, and afterwards none of the heavy modules a run or a report needs (the Docker SDK,
+pandas, xgboost, aiohttp, ray) is loaded. That holds on any machine's speed; the start-up times themselves
+are measured by benchmarks/bench_scale.py and recorded in docs/statistics.md."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from orchestrator.home import Home
+from orchestrator.ledger import Ledger, RunState, ScoreResult
+from orchestrator.ledger.audits import AuditRow
+from orchestrator.run.audit import committed_train
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("docker", "pandas", "xgboost", "aiohttp", "ray", "sklearn", "scipy")
+
+#: run `sbx ARGS...` in this process, then report its exit code and which heavy modules it loaded
+_DRIVER = """
+import json, sys
+from orchestrator.cli import main
+rc = main(sys.argv[2:])
+print(json.dumps({"rc": rc, "loaded": [m for m in json.loads(sys.argv[1]) if m in sys.modules]}), file=sys.stderr)
+"""
+
+
+TRAIN_PY = "import pandas as pd\n\n\ndef train(path):\n    return pd.read_csv(path).mean()\n"
+
+
+@pytest.fixture(scope="module")
+def small_ledger(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """A home whose ledger holds a study of two audited runs; the second delivered a train.py, so `sbx audit
+    --study` has a file to analyse."""
+    root = tmp_path_factory.mktemp("reading")
+    home, path = Home(root / "home"), root / "home" / "ledger.sqlite"
+    with Ledger(path) as ledger:
+        study = ledger.create_study("light")
+        run_id = ""
+        for repeat in (1, 2):
+            run_id = ledger.new_run(task="flight-delays", agent="noop", budget_name="smoke", study_id=study,
+                                    repeat=repeat)
+            for state in (RunState.STARTING, RunState.RUNNING, RunState.DELIVERED):
+                ledger.advance(run_id, state)
+            if repeat == 2:
+                sha = hashlib.sha256(TRAIN_PY.encode()).hexdigest()
+                train = committed_train(home, run_id, sha)
+                train.parent.mkdir(parents=True)
+                train.write_text(TRAIN_PY)
+                ledger.update_measurements(run_id, delivered_sha256=sha)
+            ledger.save_score(run_id, ScoreResult(dataset="holdout", status="scored", auc=0.7, n=10, positives=3))
+            ledger.advance(run_id, RunState.SCORED)
+            ledger.save_audits(run_id, [AuditRow("frame_statistics", "1", "clear", "[]", "[]", None)])
+            ledger.advance(run_id, RunState.AUDITED)
+    return path, run_id
+
+
+def _run(args: list[str], home: Path) -> dict[str, object]:
+    proc = subprocess.run([sys.executable, "-c", _DRIVER, json.dumps(HEAVY), "--log-level", "warning",
+                           "--home", str(home), *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    # the audit's exit code is its verdict (1: a run is not compliant); any other command must succeed
+    assert report["rc"] in ((0, 1) if args[0] == "audit" else (0,)), proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert proc.stdout.strip(), "the command printed nothing"
+    return report
+
+
+@pytest.mark.parametrize(("name", "args", "allowed"), [
+    ("show", ["show", "{run}", "--json"], ()),
+    ("study status", ["study", "status", "light", "--json"], ()),
+    ("audit --study", ["audit", "--study", "light", "--json"], ()),
+    # the export writes its file with pandas (the formats are pandas'); nothing else heavy
+    ("export csv", ["export", "light", "--format", "csv", "--out", "{tmp}/x.csv"], ("pandas",)),
+])
+def test_a_reading_command_loads_nothing_heavy(name: str, args: list[str], allowed: tuple[str, ...],
+                                               small_ledger: tuple[Path, str], tmp_path: Path) -> None:
+    path, run_id = small_ledger
+    argv = [a.format(run=run_id[-6:], tmp=tmp_path) for a in args]
+    report = _run(argv, path.parent)
+    assert [m for m in report["loaded"] if m not in allowed] == [], name  # type: ignore[union-attr]
