@@ -67,7 +67,7 @@ class View:
 
     def running(self, study_name: str) -> int | None:
         """The pid of the driver running the study now, else None (its lock file)."""
-        from orchestrator.study.runner import lock_holder
+        from orchestrator.study.status import lock_holder
 
         return lock_holder(self.home, study_name)
 
