@@ -102,31 +102,46 @@ _COMPLIANCE = {
 }
 
 
+#: the holdout score's metric, as `ScoreResult` reads it (a row written before metrics had names is an AUC)
+_METRIC = f"CASE WHEN {_HOLDOUT} IS NOT NULL THEN COALESCE(s.metric, 'auc') END"
+
+
+def _best_run(order: str) -> str:
+    return f"""(SELECT l2.run_id FROM latest l2 JOIN scores s ON s.run_id = l2.run_id AND s.dataset = 'holdout'
+         WHERE l2.pairing = l.pairing AND {_HOLDOUT} IS NOT NULL
+         ORDER BY {_HOLDOUT} {order}, l2.run_id LIMIT 1)"""
+
+
 def pairing_results(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[str, Any]]:
     """`study_results` (the study's final table) in one statement: per pairing over the latest attempts,
-    runs, scored, failed, flagged (not compliant), mean and best holdout score, graded and passed, and the
-    run with the best holdout score."""
+    runs, scored, failed, flagged (not compliant), mean and best holdout score ("best" in the metric's
+    direction; none for a pairing scored in two metrics), the metric, graded and passed, and the best run."""
+    from orchestrator.specs.tasktypes import metric_by_name
+
     sql = f"""WITH {_LATEST}, {_verdicts("SELECT run_id FROM latest")}
     SELECT l.pairing, count(*) AS runs, count({_HOLDOUT}) AS scored, SUM(l.status = 'failed') AS failed,
         SUM({_COMPLIANCE["flagged"]}) AS flagged, AVG({_HOLDOUT}) AS mean_holdout,
-        MAX({_HOLDOUT}) AS best_holdout,
+        MAX({_HOLDOUT}) AS highest, MIN({_HOLDOUT}) AS lowest,
+        COUNT(DISTINCT {_METRIC}) AS metrics, MIN({_METRIC}) AS metric,
         SUM(CASE WHEN o.passed IS NOT NULL OR (json_extract(l.meta_json, '$.task_kind') = 'tests'
                                                AND l.failure_class = 'agent') THEN 1 ELSE 0 END) AS graded,
         SUM(COALESCE(o.passed, 0)) AS passed,
-        (SELECT l2.run_id FROM latest l2 JOIN scores s ON s.run_id = l2.run_id AND s.dataset = 'holdout'
-         WHERE l2.pairing = l.pairing AND {_HOLDOUT} IS NOT NULL
-         ORDER BY {_HOLDOUT} DESC, l2.run_id LIMIT 1) AS best_run
+        {_best_run("DESC")} AS highest_run, {_best_run("ASC")} AS lowest_run
     FROM latest l LEFT JOIN scores s ON s.run_id = l.run_id AND s.dataset = 'holdout'
     LEFT JOIN outcomes o ON o.run_id = l.run_id LEFT JOIN verdicts v ON v.run_id = l.run_id
     GROUP BY l.pairing ORDER BY l.pairing"""
     out: dict[str, dict[str, Any]] = {}
     for row in conn.execute(sql, {"study": study_id}):
-        mean, best = row["mean_holdout"], row["best_holdout"]
+        mean, one_metric = row["mean_holdout"], row["metrics"] == 1
+        metric = row["metric"] if one_metric else None
+        lower = metric is not None and not metric_by_name(metric).higher_is_better
+        best = (row["lowest"] if lower else row["highest"]) if row["metrics"] < 2 else None
         out[row["pairing"]] = {
             "runs": row["runs"], "scored": row["scored"], "failed": row["failed"], "flagged": row["flagged"],
             "mean_holdout": round(mean, 4) if mean is not None else None,
-            "best_holdout": round(best, 4) if best is not None else None,
-            "graded": row["graded"], "passed": row["passed"], "best_run": row["best_run"],
+            "best_holdout": round(best, 4) if best is not None else None, "metric": metric,
+            "graded": row["graded"], "passed": row["passed"],
+            "best_run": (row["lowest_run"] if lower else row["highest_run"]) if row["metrics"] < 2 else None,
         }
     return out
 

@@ -93,6 +93,7 @@ def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[s
         "eval_score": h.eval_score if h else None,
         # the task's metric (the AUC for a binary task scored by AUC, as before metrics had names)
         "holdout_score": h.score if h else None, "later_score": later.score if later else None,
+        "metric": h.metric if h else None,
         "holdout_positives": h.positives if h else None,
         "holdout_negatives": (h.n - h.positives) if h and h.n is not None and h.positives is not None else None,
         **{rule: verdicts.get(rule) for rule in RULE_COLUMNS},

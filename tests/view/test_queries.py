@@ -139,3 +139,34 @@ def test_a_read_only_ledger_cannot_write_or_migrate(built: Built, tmp_path: Path
     Ledger(old, migrations=MIGRATIONS[:-1]).close()
     with pytest.raises(LedgerError, match="not this sbx's"):
         Ledger(old, read_only=True)
+
+
+def test_a_lower_is_better_metrics_best_is_its_lowest_as_in_the_final_table(tmp_path: Path) -> None:
+    """An RMSE study (tasks/nyc-arrival-delay): the viewer's best holdout and best run are the lowest RMSE's,
+    exactly as `sbx study run`'s final table has them; a pairing scored in two metrics has no best."""
+    from orchestrator.home import Home
+    from orchestrator.ledger.records import RunState as S
+    from orchestrator.ledger.scores import ScoreResult
+
+    from .conftest import _to
+
+    home = Home(tmp_path / "sbx")
+    with Ledger(home.ledger_path) as ledger:
+        study = ledger.create_study("rmse", {"seed": 0})
+        ids = {}
+        for pairing, scored in (("a/m", (("rmse", 41.0), ("rmse", 37.5), ("rmse", 39.0))),
+                                ("b/m", (("rmse", 30.0), ("mae", 20.0)))):
+            for repeat, (metric, value) in enumerate(scored, start=1):
+                run_id = ledger.new_run(task="nyc-arrival-delay", agent=pairing[0], model="m", budget_name="tiny",
+                                        pairing=pairing, study_id=study, repeat=repeat)
+                _to(ledger, run_id, S.SCORED)
+                ledger.save_score(run_id, ScoreResult(dataset="holdout", status="scored", metric=metric,
+                                                      score=value, n=2000, seconds=1.0))
+                ids[(pairing, value)] = run_id
+        theirs = study_results(ledger, study)
+    with closing(connect_read_only(home.ledger_path)) as conn:
+        ours = queries.pairing_results(conn, study)
+    assert ours == theirs
+    assert ours["a/m"]["best_holdout"] == 37.5 and ours["a/m"]["best_run"] == ids[("a/m", 37.5)]
+    assert ours["a/m"]["metric"] == "rmse"
+    assert ours["b/m"]["best_holdout"] is None and ours["b/m"]["best_run"] is None and ours["b/m"]["metric"] is None
