@@ -20,7 +20,7 @@ from orchestrator.report.placement import (
 from orchestrator.report.prepare import Prepared, prepare
 from orchestrator.report.render import FigureSpec, ReportPaths, Section, TableSpec, write_report
 from orchestrator.report.runs_table import present, validate_runs
-from orchestrator.report.sections import _baseline, _cost, _factors, _later, _needs
+from orchestrator.report.sections import _baseline, _cost, _factors, _later, _needs, needs_words
 from orchestrator.specs.study import ReportSpec
 from orchestrator.stats import DEFAULT_KS, MIN_TASKS_FOR_RANGE, Exclusion
 
@@ -28,7 +28,7 @@ from orchestrator.stats import DEFAULT_KS, MIN_TASKS_FOR_RANGE, Exclusion
 def _scores(prep: Prepared) -> Section:
     s = Section("scores", "Scores per pairing")
     if prep.score_column is None:
-        s.skipped = "needs column holdout_score or eval_score with values"
+        s.skipped = needs_words(("score",))
         return s
     s.intro = (
         f"Score: {prep.score_column}, metric {prep.metric_words}. Mean, median, SD, the 95% bootstrap "
@@ -321,7 +321,7 @@ def _extra_table(s: Section, prep: Prepared, fn: Callable[[Prepared], pd.DataFra
 def _placement(prep: Prepared) -> Section:
     s = Section("placement", "Where and when runs ran")
     if not any(present(prep.runs, c) for c in PLACEMENT_COLUMNS.values()):
-        s.skipped = f"needs column {' or '.join(PLACEMENT_COLUMNS.values())}"
+        s.skipped = needs_words(tuple(PLACEMENT_COLUMNS.values()), any_of=True)
         return s
     if not present(prep.runs, "outcome") and prep.score_column is None:
         s.skipped = "needs an outcome or a score"
@@ -364,7 +364,7 @@ def _simple(
         s = Section(key, title)
         if any_of:
             s.skipped = (
-                "" if any(present(prep.runs, c) for c in needs) else f"needs column {' or '.join(needs)}"
+                "" if any(present(prep.runs, c) for c in needs) else needs_words(needs, any_of=True)
             )
         else:
             s.skipped = _needs(prep, *needs)

@@ -21,6 +21,7 @@ from orchestrator.ledger.judge_verdicts import NOT_DELIVERED
 from orchestrator.report.prepare import Prepared
 from orchestrator.report.render import Section, TableSpec
 from orchestrator.report.runs_table import present
+from orchestrator.report.sections import needs_words
 from orchestrator.stats.agreement import Confusion, agreement, gap_bias
 
 
@@ -117,7 +118,7 @@ def _calibration_text(prep: Prepared) -> str:
 def section(prep: Prepared) -> Section:
     s = Section("judge", "The judge against the tests")
     if not present(prep.runs, "judge_outcome"):
-        s.skipped = "needs column judge_outcome with values (a task or study that names a judge)"
+        s.skipped = needs_words(("judge_outcome",))
         return s
     if not present(prep.runs, "outcome"):
         s.intro = ("These runs were graded only by a judge: every pass/fail below is a model's verdict, not a "

@@ -10,12 +10,42 @@ from orchestrator.report.render import Section, TableSpec
 from orchestrator.report.runs_table import present
 from orchestrator.stats import DEFAULT_KS
 
+#: what a runs-table column holds, in the words a skipped section gives its reader (the column's name after it,
+#: for whoever writes the runs table by hand)
+COLUMN_WORDS = {
+    "score": "scores on the holdout or evaluation rows (runs of an ML task that were scored)",
+    "holdout_score": "scores on the holdout rows (runs of an ML task that were scored)",
+    "eval_score": "scores on the evaluation rows",
+    "later_score": "scores on the later period (a study whose datasets include `later`, or `sbx rescore --dataset later`)",
+    "outcome": "pass/fail grades (runs of a tests task, graded by its hidden tests)",
+    "agent": "the agent of each run",
+    "model": "the model of each run",
+    "cpu_seconds_metered": "the CPU meter's reading of each run",
+    "cost_usd": "what each run's model calls cost (runs through the model gateway with a rate card)",
+    "input_tokens": "the tokens each run's model calls used (runs through the model gateway)",
+    "reported_input_tokens": "the agent CLIs' own usage reports (runs of a CLI agent that reports usage)",
+    "holdout_positives": "the holdout's class counts (a binary task)",
+    "holdout_negatives": "the holdout's class counts (a binary task)",
+    "judge_outcome": "verdicts of a judge (a task or study that names one)",
+    "node": "the node each run ran on", "slot": "the slot each run ran in",
+    "run_order": "the order runs started in", "started_at": "when each run started",
+}
+
+
+def needs_words(columns: list[str] | tuple[str, ...], any_of: bool = False) -> str:
+    """Why a section is skipped, in words: what data it needs (and the runs-table columns that hold it)."""
+    words: list[str] = []
+    for column in columns:
+        said = COLUMN_WORDS.get(column, column)
+        if said not in words:
+            words.append(said)
+    names = (" or " if any_of else ", ").join("holdout_score or eval_score" if c == "score" else c for c in columns)
+    return f"needs {(' or ' if any_of else '; ').join(words)}, and these runs have none (column {names})"
+
 
 def _needs(prep: Prepared, *columns: str) -> str:
-    missing = [
-        c if c != "score" else "holdout_score or eval_score" for c in columns if not present(prep.runs, c)
-    ]
-    return f"needs column {', '.join(missing)} with values" if missing else ""
+    missing = [c for c in columns if not present(prep.runs, c)]
+    return needs_words(missing) if missing else ""
 
 
 def _baseline(prep: Prepared) -> Section:
@@ -104,7 +134,7 @@ _COST_TEXT = (
 def _cost(prep: Prepared) -> Section:
     s = Section("cost", "What it costs")
     if not any(present(prep.runs, c) for c in ("cost_usd", "input_tokens", "cpu_seconds_metered")):
-        s.skipped = "needs column cost_usd or input_tokens or cpu_seconds_metered"
+        s.skipped = needs_words(("cost_usd", "input_tokens", "cpu_seconds_metered"), any_of=True)
         return s
     where = (
         "Spend was measured by the model gateway at the rate card in force on each run's date. "

@@ -33,7 +33,8 @@ def test_ml_study_report_has_every_continuous_section(tmp_path: Path, ml_study: 
     assert html.count("data:image/png;base64,") == 2 and "<link" not in html and "src='http" not in html
     md = paths.markdown.read_text()
     assert "## Keeping the best compliant of k attempts" in md and "figures/strip.png" in md
-    assert "Skipped: needs column outcome" in md  # pass/fail sections say why they are missing
+    # pass/fail sections say in words why they are missing, and name the column for a hand-written runs table
+    assert "Skipped: needs pass/fail grades (runs of a tests task, graded by its hidden tests), and these runs have none (column outcome)" in md
 
 
 def test_pairing_table_matches_direct_computation(tmp_path: Path, ml_study: pd.DataFrame) -> None:

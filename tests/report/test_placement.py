@@ -100,7 +100,8 @@ def test_every_report_has_the_section_and_says_why_when_it_cannot(tmp_path: Path
     )
     bare = study().drop(columns=["node", "slot", "run_order", "started_at"])
     md = build_report(bare, tmp_path / "bare", seed=0).markdown.read_text()
-    assert "Skipped: needs column node or slot or run_order or started_at" in md
+    assert ("Skipped: needs the node each run ran on or the slot each run ran in or the order runs started in or "
+            "when each run started, and these runs have none (column node or slot or run_order or started_at)") in md
 
 
 def test_start_times_are_read_from_timestamps_iso_text_and_seconds() -> None:
