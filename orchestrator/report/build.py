@@ -76,6 +76,11 @@ def _compliance(prep: Prepared) -> Section:
     if prep.score_column:
         s.tables.append(TableSpec("top_runs", f"Rule-breakers among the {prep.settings.top_n} highest scores",
                                   effects.top_runs_table(prep)))
+        highest = effects.highest_runs_table(prep)
+        if len(highest):
+            s.tables.append(TableSpec("highest_runs", f"The {len(highest)} highest-scoring runs",
+                                      highest, note="Open a run by its id: `sbx view`, then /run/ID "
+                                      "(its transcript, score, audit evidence), or `sbx show ID`."))
     versions = tables.rule_versions_table(prep)
     if len(versions):
         s.tables.append(TableSpec("rule_versions", "Which rule version each verdict came from", versions))

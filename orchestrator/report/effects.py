@@ -240,6 +240,27 @@ def top_runs_table(prep: Prepared) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def highest_runs_table(prep: Prepared) -> pd.DataFrame:
+    """The N highest-scoring runs themselves (in the metric's direction), with the id a reader opens them by
+    (`sbx view`'s /run/ID, `sbx show ID`) and which rules each broke. Empty without run ids (a runs table
+    written by hand)."""
+    from orchestrator.ledger.fields import short_run_id
+    from orchestrator.run.record import RULE_COLUMNS
+
+    if "run_id" not in prep.runs or not prep.runs["score"].notna().any():
+        return pd.DataFrame()
+    scored = prep.runs[prep.runs["score"].notna()]
+    top = scored.sort_values("score", ascending=not prep.higher_is_better, kind="stable").head(prep.settings.top_n)
+    rules = [r for r in RULE_COLUMNS if r in top]
+    return pd.DataFrame({
+        "run": [short_run_id(str(r)) for r in top["run_id"]],
+        "pairing": top["pairing"].tolist(), "task": top["task"].tolist(),
+        "score": top["score"].tolist(),
+        "compliant": ["unknown" if pd.isna(c) else ("yes" if c else "no") for c in top["compliant"]],
+        "flagged_by": [", ".join(r for r in rules if row[r] == "flagged") or "-" for _, row in top.iterrows()],
+    })
+
+
 def selection_table(prep: Prepared) -> pd.DataFrame:
     """Does choosing on the eval score pick what the holdout would? Per pairing and pooled: the rank
     correlation of eval and holdout scores within pairings (compliant runs), and the oracle's regret, the

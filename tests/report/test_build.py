@@ -152,3 +152,17 @@ def test_degenerate_data_skips_a_section_instead_of_failing(tmp_path: Path) -> N
     paths = build_report(df, tmp_path, seed=0)
     assert "Skipped" in paths.html.read_text()
     assert pd.read_csv(paths.tables["pairings"])["sd"].isna().all()
+
+
+def test_the_highest_scoring_runs_are_named_by_the_id_sbx_view_opens(tmp_path: Path) -> None:
+    runs = make_ml_study(runs=20)
+    runs["run_id"] = [f"r-20261203120000-{i:06x}" for i in range(len(runs))]
+    paths = build_report(runs, tmp_path / "with-ids", seed=0)
+    table = pd.read_csv(paths.tables["highest_runs"])
+    scores = pd.to_numeric(runs["holdout_score"], errors="coerce")  # the study writes blanks for unscored runs
+    top = runs.assign(s=scores)[scores.notna()].sort_values("s", ascending=False, kind="stable").head(10)
+    assert table["run"].tolist() == [rid[-6:] for rid in top["run_id"]]  # the hex tail: /run/ID, `sbx show ID`
+    assert table["score"].tolist() == pytest.approx(top["s"].tolist())
+    assert "`sbx view`, then /run/ID" in paths.markdown.read_text()
+    without = build_report(make_ml_study(runs=20), tmp_path / "no-ids", seed=0)
+    assert "highest_runs" not in without.tables  # a hand-written runs table without ids: nothing to point at
