@@ -93,11 +93,8 @@ def resolve_pins(requirements: Iterable[str], python: str, scratch: Path) -> dic
 
 
 def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
     with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _sdist_name_version(filename: str) -> tuple[str, str] | None:
