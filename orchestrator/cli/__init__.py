@@ -98,6 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt as exc:
         signum = exc.signum if isinstance(exc, Interrupted) else int(signal.SIGINT)
         print(f"sbx: interrupted ({signal.Signals(signum).name})", file=sys.stderr)
+        hint = getattr(args, "interrupted_hint", None)  # what a command's user does next (a study: resume it)
+        if hint:
+            print(f"sbx: {hint}", file=sys.stderr)
         return 128 + signum
     except OSError as exc:  # the host refused a file or folder sbx needs
         print(f"sbx: error: {exc}", file=sys.stderr)

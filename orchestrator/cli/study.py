@@ -46,7 +46,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     run.add_argument("--report", action="store_true", help="write the report when the study is done")
     add_model_files(run)
     add_json(run, "the study's result")
-    run.set_defaults(handler=_run)
+    run.set_defaults(handler=_run, interrupted_hint="the study stopped: runs that finished are kept; "
+                     "run the same `sbx study run` again to resume it")
     st = ssub.add_parser("status", help="where a study stands (works from another shell while it runs)")
     st.add_argument("name", metavar="STUDY")
     add_ledger(st)
