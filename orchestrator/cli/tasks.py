@@ -18,7 +18,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tasks", help="coding tasks graded by hidden tests: build, verify, grade, import")
     tsub = p.add_subparsers(dest="tasks_command", required=True, metavar="ACTION")
 
-    ls = tsub.add_parser("list", help="the `tests` tasks, their test counts and whether their trees are cached")
+    ls = tsub.add_parser("list", help="every task: its kind and metric; a tests task's test counts and whether "
+                         "its trees are cached")
     ls.add_argument("--json", action="store_true")
     _common(ls)
     ls.set_defaults(handler=_list)
@@ -213,17 +214,29 @@ def _trees(task: Any, cache: Path) -> str:
 def _list(args: argparse.Namespace) -> int:
     from orchestrator.specs.task import PytestGrader
 
+    from orchestrator.specs.task import load_task, task_kind
+
+    root = _root(args)
     rows = []
-    for t in tests_tasks(_root(args)):
+    for path in sorted(root.glob("*/task.yaml")):  # the ml tasks: scored by a metric on hidden rows
+        if task_kind(path) != "ml":
+            continue
+        ml = load_task(path.parent)
+        rows.append({"task": ml.name, "kind": "ml", "library": "-", "versions": "-", "f2p": "-", "p2p": "-",
+                     "environment": (f"py{ml.python_env.python} {ml.python_env.digest()}" if ml.python_env
+                                     else "standard images"),
+                     "trees": "in bundle", "repo": "-", "metric": ml.metric_info.name})
+    for t in tests_tasks(root):
         g = t.grader
         env = t.environment
-        rows.append({"task": t.name, "library": t.source.library if t.source else "-",
+        rows.append({"task": t.name, "kind": "tests", "library": t.source.library if t.source else "-",
                      "versions": f"{t.source.before}->{t.source.after}" if t.source else "-",
                      "f2p": len(g.fail_to_pass) if isinstance(g, PytestGrader) else "-",
                      "p2p": len(g.pass_to_pass) if isinstance(g, PytestGrader) else "-",
                      "environment": f"py{env.python} {env.digest()}" if env.type == "python" else "dockerfile",
                      "trees": _trees(t, _cache(args)),
-                     "repo": t.lock.repo.sha256[:12] if t.lock else "-"})
+                     "repo": t.lock.repo.sha256[:12] if t.lock else "-", "metric": "tests pass"})
+    rows.sort(key=lambda row: row["task"])
     print(json.dumps(rows, indent=1) if args.json else _table(rows))
     return 0
 
