@@ -212,12 +212,10 @@ def _trees(task: Any, cache: Path) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from orchestrator.specs.task import PytestGrader
-
-    from orchestrator.specs.task import load_task, task_kind
+    from orchestrator.specs.task import PytestGrader, load_task, task_kind
 
     root = _root(args)
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path in sorted(root.glob("*/task.yaml")):  # the ml tasks: scored by a metric on hidden rows
         if task_kind(path) != "ml":
             continue
