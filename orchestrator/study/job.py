@@ -9,7 +9,7 @@ import hashlib
 import json
 import threading
 import time
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import docker
@@ -45,7 +45,9 @@ def job_task(job: RunJob, cache: Path | None = None) -> TaskSpec | TestsTaskSpec
     tasks/bundle.py), else (a job built without one) the task of that name here."""
     if job.task_bundle is None:
         return load_any_task(job.task)
-    if job.task_bundle.name != job.task:
+    # a study names its task by name or by folder (a user's own task): the bundle is that task's or that folder's
+    named = job.task in (job.task_bundle.name, job.task_bundle.task_dir)
+    if not named and PurePosixPath(job.task).name != PurePosixPath(job.task_bundle.task_dir).name:
         raise DataError(f"job {job.run_id}: it carries task {job.task_bundle.name!r} for a run of {job.task!r}")
     if cache is None:
         from orchestrator.tasks.environment import default_cache

@@ -173,3 +173,18 @@ def test_a_locked_tests_task_travels_as_its_lock(tmp_path: Path) -> None:
     task = job_task(job, cache)
     assert isinstance(task, TestsTaskSpec) and task.lock is not None
     assert tree_digest(task.repo_dir)[0] == task.lock.repo.sha256 and task.repo_dir.is_relative_to(cache)
+
+
+def test_a_job_of_a_task_named_by_its_folder_runs_it_and_another_bundle_is_refused(tmp_path: Path) -> None:
+    """A study may name a user's task by its folder (`task: /path/to/my-task`): the job's bundle is that
+    folder's, so the node runs it; a bundle of another task under that name is still refused."""
+    from orchestrator import paths
+    from orchestrator.failures import DataError
+    from orchestrator.study.job import job_task
+
+    folder = str(paths.tasks_root() / "nyc-arrival-delay")
+    job = _job(folder)
+    assert job_task(job, tmp_path).name == "nyc-arrival-delay"
+    other = _job("flight-delays")
+    with pytest.raises(DataError, match="it carries task 'flight-delays' for a run of"):
+        job_task(replace(job, task_bundle=other.task_bundle), tmp_path)
