@@ -42,6 +42,8 @@ class TaskScoring:
     negative: str = "N"
     classes: tuple[str, ...] = ()
     predict: str = "predict_proba"
+    #: regression: "log1p" scores log(1 + y) against log(1 + prediction) (TaskSpec.transform)
+    transform: str = "none"
 
     def __post_init__(self) -> None:
         metric_info(self.task_type, self.metric)  # ValueError for a metric the type has not
@@ -52,7 +54,7 @@ class TaskScoring:
     def of(cls, task: TaskSpec) -> TaskScoring:
         return cls(target=task.target, task_type=task.task_type, metric=task.metric,
                    positive=task.positive_label or "Y", negative=task.negative_label,
-                   classes=tuple(task.classes or ()), predict=task.contract.predict)
+                   classes=tuple(task.classes or ()), predict=task.contract.predict, transform=task.transform)
 
     @property
     def info(self) -> MetricInfo:
@@ -113,6 +115,9 @@ class TaskScoring:
             raise DataError(f"{where}: all {len(y)} labels are the same class; an AUC needs both")
         if self.task_type == "regression" and len(y) > 1 and self.metric == "r2" and np.ptp(y) == 0:
             raise DataError(f"{where}: all {len(y)} labels are equal; R² is undefined")
+        if self.transform == "log1p" and (y <= -1.0).any():
+            raise DataError(f"{where}: {int((y <= -1.0).sum())} labels are <= -1 (min {y.min():.6g}); the task's "
+                            "log1p transform needs every label > -1")
 
     # --- predictions (the scored code's: anything wrong is an UnscorableArtifact) --------------------------
 
@@ -131,6 +136,10 @@ class TaskScoring:
             raise UnscorableArtifact("not_finite", f"{int((~finite).sum())} of {values.size} predictions are not "
                                                    f"finite ({nan} NaN) in a batch of {rows} rows")
         if self.task_type == "regression":
+            if self.transform == "log1p" and (values <= -1.0).any():
+                raise UnscorableArtifact("out_of_range", f"{int((values <= -1.0).sum())} of {values.size} "
+                                                        f"predictions are <= -1 (min {values.min():.6g}); the "
+                                                        "task scores log(1 + prediction)")
             return values
         outside = (values < 0.0) | (values > 1.0)
         if outside.any():
@@ -156,6 +165,8 @@ class TaskScoring:
         if len(y) != len(p):
             raise ValueError(f"{len(y)} labels and {len(p)} predictions")
         fn = _METRIC_FUNCTIONS[(self.task_type, self.metric)]
+        if self.transform == "log1p":  # the metric, and its SE, of the transformed values
+            y, p = np.log1p(y), np.log1p(p)
         value = fn(y, p, self)
         info = self.info
         se: float | None

@@ -93,6 +93,9 @@ class TaskSpec(BaseModel):
     negative_label: str = Field("N", description="binary: the label value of the negative class")
     classes: tuple[str, ...] | None = Field(None, description="multiclass: the label values, in the order of "
                                                               "predict_proba's columns")
+    #: regression: applied to the labels and the predictions before the metric (log1p: the metric of
+    #: log(1 + y), for counts or prices whose errors are relative; both must then be > -1)
+    transform: Literal["none", "log1p"] = "none"
     data: str = Field(description="name of the prepared data set in the Home's data folder")
     files: TaskFiles
     repo: str = "repo"
@@ -129,6 +132,8 @@ class TaskSpec(BaseModel):
                                  "order of predict_proba's columns")
         elif self.classes is not None:
             raise ValueError(f"classes: only a multiclass task has them (this one is {self.task_type})")
+        if self.transform != "none" and self.task_type != "regression":
+            raise ValueError(f"transform: only a regression task has one (this one is {self.task_type})")
         return self
 
     @model_serializer(mode="wrap")
@@ -136,7 +141,8 @@ class TaskSpec(BaseModel):
         # The fields added for other task types, and the judge, are left out at their defaults, so a binary
         # task's dump, and with it the config hash of every run made before they existed, stays what it was.
         data = handler(self)
-        for key, default in (("task_type", "binary"), ("negative_label", "N"), ("classes", None), ("judge", None)):
+        for key, default in (("task_type", "binary"), ("negative_label", "N"), ("classes", None), ("judge", None),
+                             ("transform", "none")):
             if key in data and data[key] == default:
                 del data[key]
         return data

@@ -190,3 +190,41 @@ def test_a_binary_task_with_other_label_values_scores_by_them(tmp_path: Path) ->
     f = tmp_path / "labels.csv"
     f.write_text("dep_delayed_15min\nY\nN\nN\n")
     assert scoring.read_labels(f).tolist() == [0, 1, 1]
+
+
+@pytest.mark.parametrize("metric, expected", [
+    ("rmse", lambda y, p: skm.root_mean_squared_error(np.log1p(y), np.log1p(p))),
+    ("mae", lambda y, p: skm.mean_absolute_error(np.log1p(y), np.log1p(p))),
+    ("r2", lambda y, p: skm.r2_score(np.log1p(y), np.log1p(p))),
+])
+def test_a_log1p_regression_scores_the_logs(metric: str, expected) -> None:
+    y, p = np.abs(Y_REG) * 40, np.abs(P_REG) * 40  # counts: errors that are relative
+    t = TaskScoring(target="y", task_type="regression", metric=metric, predict="predict", transform="log1p")
+    score = t.score(y, p)
+    assert score.value == pytest.approx(expected(y, p), rel=1e-12)
+    plain = TaskScoring(target="y", task_type="regression", metric=metric, predict="predict").score(y, p)
+    assert plain.value != pytest.approx(score.value) and score.se is not None and score.se > 0
+
+
+def test_a_log1p_regression_refuses_values_it_cannot_take() -> None:
+    t = TaskScoring(target="y", task_type="regression", metric="rmse", predict="predict", transform="log1p")
+    bad = np.array([3.0, -1.0, 2.0, -4.5])
+    with pytest.raises(UnscorableArtifact, match="2 of 4 predictions are <= -1"):
+        t.check((4,), bad, 4)
+    with pytest.raises(DataError, match="log1p transform needs every label > -1"):
+        t.check_labels(bad, "holdout")
+    assert t.check((4,), np.array([3.0, -0.5, 0.0, 9.0]), 4).tolist() == [3.0, -0.5, 0.0, 9.0]
+
+
+def test_only_a_regression_task_has_a_transform_and_the_flight_dump_keeps_its_keys() -> None:
+    from pydantic import ValidationError
+
+    from orchestrator.specs import load_task
+
+    flight = load_task("flight-delays")
+    assert flight.transform == "none" and "transform" not in flight.model_dump(mode="json")
+    with pytest.raises(ValidationError, match="only a regression task has one"):
+        type(flight).model_validate({**flight.model_dump(mode="json"), "transform": "log1p"})
+    nyc = load_task("nyc-arrival-delay")
+    logged = type(nyc).model_validate({**nyc.model_dump(mode="json"), "transform": "log1p"})
+    assert TaskScoring.of(logged).transform == "log1p" and logged.model_dump(mode="json")["transform"] == "log1p"
