@@ -565,7 +565,7 @@ def _merge_test_ids(path: Path, data: dict) -> None:
 
 def task_yaml(name_or_path: str | Path) -> Path:
     """The task.yaml of a task given by name (tasks/<name>/task.yaml) or by path to its folder or file."""
-    path = Path(name_or_path)
+    path = Path(name_or_path).expanduser()  # a study's `task: ~/my-task/...`
     if path.is_dir():
         path = path / "task.yaml"
     elif not path.suffix:
