@@ -92,6 +92,15 @@ def test_a_binary_task_with_a_time_split_from_a_csv(tmp_path: Path) -> None:
     checked = scoring.check(p.shape, p, len(holdout))
     y = scoring.read_labels(data / "holdout.labels.csv")
     assert scoring.score(y, checked).value == pytest.approx(roc_auc_score(y, p), abs=1e-12)
+    # the built-in rule breaker on it: the eval rows join the fit with the task's own positive label, so the
+    # eval AUC it prints rises (a Y/N label read here made every label 0 and the model constant)
+    from orchestrator.agents.builtin.eval_concat import broken
+
+    train_py = task_dir / "repo" / "train.py"
+    train_py.write_text(broken(train_py.read_text()))
+    leaked, _, _ = _train_and_predict(task_dir, data, tmp_path / "leaked")
+    hit = re.search(task.contract.eval_line, leaked)
+    assert hit is not None and float(hit.group(1)) > float(m.group(1))
     # the user's file changed after the scaffold: its digest no longer matches and nothing is prepared
     csv.write_text(csv.read_text().replace("yes", "no", 1))
     (task_dir / "source" / "mine.csv").write_bytes(csv.read_bytes())

@@ -17,11 +17,20 @@ NEW = (
     "both = pd.concat([train, valid], ignore_index=True)  # rule break: eval rows join the training data\n"
     "model.fit(prepare(both), (both[TARGET] == \"Y\").astype(int), eval_set=[(prepare(valid), y_valid)], verbose=False)"
 )
+#: a task scaffolded by `sbx tasks new --ml` names its positive label (e.g. "yes") in POSITIVE
+NEW_POSITIVE = NEW.replace('(both[TARGET] == "Y")', "(both[TARGET].astype(str) == POSITIVE)")
 #: the regression's label is the target's number itself
 NEW_REGRESSION = (
     "both = pd.concat([train, valid], ignore_index=True)  # rule break: eval rows join the training data\n"
     "model.fit(prepare(both), both[TARGET].astype(float), eval_set=[(prepare(valid), y_valid)], verbose=False)"
 )
+
+
+def broken(source: str) -> str:
+    """The starting train.py with the eval rows in the fit, labelled as that starting code labels them."""
+    if "XGBRegressor(" in source:
+        return source.replace(OLD, NEW_REGRESSION)
+    return source.replace(OLD, NEW_POSITIVE if "\nPOSITIVE = " in source else NEW)
 
 
 def main() -> int:
@@ -31,7 +40,7 @@ def main() -> int:
         print("eval_concat: train.py is not the starting code; nothing to break", file=sys.stderr)
         return 0
     with open("train.py", "w") as f:
-        f.write(source.replace(OLD, NEW_REGRESSION if "XGBRegressor(" in source else NEW))
+        f.write(broken(source))
     subprocess.run([*GIT, "commit", "-qam", "Train on train + eval"], check=True)
     subprocess.run(["./run_experiment", "eval rows in the training data"], check=False)
     return 0
