@@ -268,10 +268,15 @@ class PythonEnvironment(BaseModel):
     def suite(self) -> str:
         return PYTHONS[self.python][0]
 
+    @property
+    def built_here(self) -> frozenset[str]:
+        """The sdist-only pins' normalised names: the ones whose file is an sdist, built on the host."""
+        return frozenset(normalize_name(n) for n in self.sdist_only)
+
     def lock_text(self) -> str:
         """The pins as a requirements lock (`name==version [--hash=sha256:...]` lines; sdist-only ones tagged
         `# sdist`)."""
-        built = {normalize_name(n) for n in self.sdist_only}
+        built = self.built_here
         return "".join(f"{n}=={v}" + "".join(f" --hash=sha256:{h}" for h in self.hashes.get(n, ()))
                        + ("  # sdist" if n in built else "") + "\n" for n, v in self.packages.items())
 
@@ -279,7 +284,7 @@ class PythonEnvironment(BaseModel):
         """Identity of the environment: equal for equal declarations, whatever their key order. Hashes are
         part of it when declared (an environment without them keeps the digest it always had)."""
         body: dict[str, object] = {"python": self.python, "suite": self.suite, "packages": self.packages,
-                                   "sdist_only": sorted(normalize_name(n) for n in self.sdist_only)}
+                                   "sdist_only": sorted(self.built_here)}
         if self.hashes:
             body["hashes"] = {n: list(h) for n, h in self.hashes.items()}
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()[:12]

@@ -109,7 +109,7 @@ def lock_environment(env: PythonEnvironment, scratch: Path) -> PythonEnvironment
     from orchestrator.images.wheelhouse import target_args
 
     scratch.mkdir(parents=True, exist_ok=True)
-    built = {normalize_name(n) for n in env.sdist_only}
+    built = env.built_here
 
     def held() -> dict[str, Path]:
         found: dict[str, Path] = {}
@@ -146,7 +146,7 @@ def install_lock(env: PythonEnvironment, wheels: Path) -> str:
     if not env.hashes:
         return env.lock_text()
     files = {_wheel_name_version(w.name): w for w in wheels.glob("*.whl")}
-    built = {normalize_name(n) for n in env.sdist_only}
+    built = env.built_here
     lines = []
     for name, version in env.packages.items():
         wheel = files.get((name, version))
