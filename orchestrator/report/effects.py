@@ -219,8 +219,7 @@ def top_runs_table(prep: Prepared) -> pd.DataFrame:
         if column not in runs or not runs[column].notna().any():
             continue
         scored = runs[runs[column].notna()]
-        # ties at the cut are broken by the canonical row order, never the input's
-        top = scored.sort_values(column, ascending=not prep.higher_is_better, kind="stable").head(n)
+        top = prep.top(scored, column, n)
         comp = scored[scored["compliant_scored"]]
         rows.append(
             {
@@ -250,7 +249,7 @@ def highest_runs_table(prep: Prepared) -> pd.DataFrame:
     if "run_id" not in prep.runs or not prep.runs["score"].notna().any():
         return pd.DataFrame()
     scored = prep.runs[prep.runs["score"].notna()]
-    top = scored.sort_values("score", ascending=not prep.higher_is_better, kind="stable").head(prep.settings.top_n)
+    top = prep.top(scored, "score", prep.settings.top_n)
     rules = [r for r in RULE_COLUMNS if r in top]
     return pd.DataFrame({
         "run": [short_run_id(str(r)) for r in top["run_id"]],

@@ -56,6 +56,11 @@ class Prepared:
         """The metric and its direction as the report prints them: 'rmse (lower is better)'."""
         return direction_words(self.metric)
 
+    def top(self, runs: pd.DataFrame, column: str, n: int) -> pd.DataFrame:
+        """The `n` best rows of `runs` by `column` in the metric's direction; ties keep the rows' order (the
+        canonical one, never the input's)."""
+        return runs.sort_values(column, ascending=not self.higher_is_better, kind="stable").head(n)
+
     def best(self, values: pd.Series | np.ndarray) -> float:
         """The best of some scores in the metric's direction (NaN for none)."""
         v = np.asarray(values, dtype=float)
