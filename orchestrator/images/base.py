@@ -77,7 +77,7 @@ def ensure_base(client: docker.DockerClient, mode: BaseMode = "auto") -> str:
             if mode == "public":
                 raise ImageError(f"cannot pull {PUBLIC_BASE}: {exc.explanation or exc}") from None
             log.info("image.pull_unavailable", ref=PUBLIC_BASE, reason=str(exc.explanation or exc)[:200])
-    return build_debootstrap_base(client)
+    return ensure_suite_base(client, SUITE)
 
 
 def ensure_suite_base(client: docker.DockerClient, suite: str) -> str:

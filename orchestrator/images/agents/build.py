@@ -99,10 +99,12 @@ def _lines_for(adapter: Adapter, agents_dir: Path) -> dict[str, LockLine]:
 def _fetch(adapter: Adapter, lines: dict[str, LockLine], agents_dir: Path, cache: Path) -> tuple[Closure, dict[str, Path]]:
     lock_path = agents_dir / LOCK_NAME
     line = lines[adapter.name]
-    if isinstance(adapter.install, NpmInstall):
-        toolchain = ensure_toolchain(lines, cache, lock_path)
-        return ensure_npm_closure(adapter, line, cache, lock_path), toolchain
-    return ensure_pip_closure(adapter, line, cache, lock_path), {}
+    # the download cache (toolchain, npm's content store, wheels) is shared by every agent's build
+    with one_build_at_a_time(str(cache.resolve())):
+        if isinstance(adapter.install, NpmInstall):
+            toolchain = ensure_toolchain(lines, cache, lock_path)
+            return ensure_npm_closure(adapter, line, cache, lock_path), toolchain
+        return ensure_pip_closure(adapter, line, cache, lock_path), {}
 
 
 def require_closure_fits(adapter: Adapter, python: str, sandbox: str) -> None:
