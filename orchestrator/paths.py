@@ -73,10 +73,20 @@ def cache_root() -> Path:
 INCONTAINER_DIR = _PACKAGE / "incontainer"
 
 
+def incontainer_file(name: str) -> Path:
+    """The in-container program `name` (a path under orchestrator/incontainer/, e.g. "agents/noop.py"), for a
+    host that hands it in as a file (a read-only bind mount) rather than as text. Never imported."""
+    path = INCONTAINER_DIR / name
+    if not path.resolve().is_relative_to(INCONTAINER_DIR) or not path.is_file():
+        raise FileNotFoundError(f"no in-container program {name!r} in {INCONTAINER_DIR}")
+    return path
+
+
 def incontainer_source(name: str) -> str:
-    """The source of the in-container program `name` (a file of orchestrator/incontainer/), as the host hands
-    it to a container. Read, not imported: the host never imports these modules (pyproject.toml's contract)."""
-    return (INCONTAINER_DIR / name).read_text()
+    """The source of the in-container program `name` (a file under orchestrator/incontainer/), as the host
+    hands it to a container. Read, not imported: the host never imports these modules (pyproject.toml's
+    contract)."""
+    return incontainer_file(name).read_text()
 
 
 #: the stand-in model's shipped scenarios (package data, so found from an installed package too)

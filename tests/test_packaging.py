@@ -36,9 +36,6 @@ def _project() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
-#: in-container programs still in host packages (docs/architecture.md): the scorer's runner; and the
-#: built-in agents' folder, orchestrator/agents/builtin/
-_NOT_YET_MOVED = {ROOT / "orchestrator" / "scoring" / "runner.py"}
 
 
 def _imported_distributions() -> dict[str, set[str]]:
@@ -47,8 +44,7 @@ def _imported_distributions() -> dict[str, set[str]]:
     owners = importlib.metadata.packages_distributions()
     found: dict[str, set[str]] = {}
     host = [p for top in ("orchestrator", "compliance") for p in (ROOT / top).rglob("*.py")
-            if not p.is_relative_to(ROOT / "orchestrator" / "incontainer") and p not in _NOT_YET_MOVED
-            and not p.is_relative_to(ROOT / "orchestrator" / "agents" / "builtin")]
+            if not p.is_relative_to(ROOT / "orchestrator" / "incontainer")]
     for path in host:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
@@ -189,7 +185,8 @@ def test_the_wheel_carries_the_shipped_folders_and_nothing_of_a_checkout_s_own(i
     names = zipfile.ZipFile(installed.wheel).namelist()
     for name in paths.SHIPPED_FOLDERS:
         assert any(n.startswith(f"orchestrator/_bundled/{name}/") for n in names), name
-    assert "orchestrator/incontainer/copier.py" in names
+    assert {"orchestrator/incontainer/copier.py", "orchestrator/incontainer/scorer_runner.py",
+            "orchestrator/incontainer/agents/hpo.py", "orchestrator/incontainer/agents/oracle.py"} <= set(names)
     assert not [n for n in names if n.endswith((".whl", ".pyc")) or "/__pycache__/" in n or "/.rootfs/" in n]
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
     metadata = zipfile.ZipFile(installed.wheel).read(meta).decode()

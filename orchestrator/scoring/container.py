@@ -38,6 +38,7 @@ from typing import Self
 import docker
 import docker.errors
 
+from orchestrator import paths
 from orchestrator.failures import CgroupError, ScorerError
 from orchestrator.gateway import forwarder
 from orchestrator.gateway.closed import ClosedGateway, ClosedRun
@@ -58,7 +59,8 @@ HOME = "/home/agent"
 PYTHON = "/opt/sbx/venv/bin/python"
 SCORE_SOCKET = "score.sock"
 RUNNER_FILE = ".runner.py"         # in the socket folder until the setup command has copied it
-RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_bytes()
+#: the in-container half of scoring (orchestrator/incontainer/scorer_runner.py), read as text, never imported
+RUNNER_SOURCE = paths.incontainer_source("scorer_runner.py").encode()
 _HEAD = _TAIL = 4000
 _WATCH_S = 0.2
 
