@@ -343,7 +343,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     from orchestrator import engine
     from orchestrator.tasks.environment import task_image
-    from orchestrator.tasks.grade import grade
+    from orchestrator.tasks.grade_tree import grade
 
     task = tests_tasks(_root(args), [args.task], _cache(args))[0]
     if not args.delivered.is_dir():

@@ -8,7 +8,7 @@ Three tables (migration 7), each keyed by the run and replaced whole when a run 
     test_results  one row per (run, repeat, expected test): fail_to_pass / pass_to_pass and its outcome
 
 A fail is an outcome like a pass (the run is `scored`); only our own failures leave a run ungraded. The
-grader (orchestrator/tasks) produces the verdicts; run/grade.py converts them to `RunOutcome`; nothing here
+grader (orchestrator/tasks) produces the verdicts; run/evaluate_tests.py converts them to `RunOutcome`; nothing here
 imports the grader.
 """
 

@@ -1,5 +1,5 @@
 """Evaluate a delivered run, per its task's kind: an `ml` task is scored on hidden data (orchestrator/scoring);
-a `tests` task is graded by its hidden tests (run/grade.py: the outcome is pass/fail with a reason).
+a `tests` task is graded by its hidden tests (run/evaluate_tests.py: the outcome is pass/fail with a reason).
 
 delivered -> scored, or delivered -> failed (unscorable). Whatever the delivered code does is an outcome
 (a ScoreResult). Our own failures (engine, scorer, data, ledger: the `SbxError`s that say so) raise and
@@ -30,7 +30,7 @@ from orchestrator.images import resolve_image
 from orchestrator.ledger import Ledger, RunOutcome, RunRecord, RunState, ScoreResult
 from orchestrator.log import get_logger
 from orchestrator.run.context import RunContext
-from orchestrator.run.grade import grade_run
+from orchestrator.run.evaluate_tests import grade_run
 from orchestrator.run.images import scorer_image_for
 from orchestrator.run.request import RunRequest
 from orchestrator.scoring.options import ScoreOptions, budget_limits

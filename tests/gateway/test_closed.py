@@ -10,7 +10,7 @@ import pytest
 
 from orchestrator.gateway.closed import ClosedGateway, ClosedRun
 from orchestrator.gateway.limits import ModelLimits
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.gateway.usage import Usage
 from orchestrator.model import StandIn, read_log
 from tests.gateway.conftest import RUN_DATE, uds_client

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from orchestrator.agents import builtin_agent
-from orchestrator.agents.oracle import oracle_for_task
+from orchestrator.agents.oracle_payload import oracle_for_task
 from orchestrator.failures import ConfigError
-from orchestrator.run.grade import run_outcome
+from orchestrator.run.evaluate_tests import run_outcome
 from orchestrator.sandbox.workspace import build_workspace
 from orchestrator.specs import load_budget
 from orchestrator.specs.task import load_tests_task
-from orchestrator.tasks.grade import Graded
+from orchestrator.tasks.grade_tree import Graded
 from orchestrator.tasks.verdict import RunFacts, Verdict, combine
 
 from .conftest import CALC_TASK as TASK  # the fixture task: its trees are committed, no index is asked

@@ -5,7 +5,7 @@ report, a refused tree...) is the run's outcome with its reason, exactly like a 
 failure and never retried. Only our own failures (the engine, the task image) raise, which leaves the run
 `delivered` so the grading can be redone.
 
-The grader is orchestrator/tasks/grade.py: a fresh container per grading (from create_box), the grading
+The grader is orchestrator/tasks/grade_tree.py: a fresh container per grading (from create_box), the grading
 tree built on the host from the delivery with every protected path restored from the original and the
 hidden tests written over it, the JUnit report parsed strictly on the host. `grade_repeats` gradings are
 stored one by one with every expected test's outcome (ledger/outcomes.py).
@@ -16,14 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from orchestrator.agents import AgentSpec
-from orchestrator.agents.oracle import ORACLE, oracle_for_task
+from orchestrator.agents.oracle_payload import ORACLE, oracle_for_task
 from orchestrator.failures import ConfigError
 from orchestrator.ledger import GradingRow, RunOutcome, RunState
 from orchestrator.log import get_logger
 from orchestrator.run.context import RunContext
 from orchestrator.specs.task import DockerfileEnvironment, PytestGrader, TestsTaskSpec
 from orchestrator.tasks.environment import default_cache, task_image
-from orchestrator.tasks.grade import Graded, grade
+from orchestrator.tasks.grade_tree import Graded, grade
 
 log = get_logger(__name__)
 
