@@ -1,5 +1,5 @@
-"""The grader's overhead: one grading of a task's reference solution (orchestrator/tasks/grade_tree.py) against
-running the same tests directly on the host, interleaved, in one process.
+"""The grader's overhead: one grading of a task's reference solution (orchestrator/tasks/grade_tree.py)
+against running the same tests directly on the host, interleaved, in one process.
 
 A grading is: the grading tree built on the host -> a fresh hardened container (volume, create, fill,
 start, exec: "container start to tests start") -> the test command in it -> the report read, the
