@@ -217,6 +217,29 @@ def test_an_installed_sbx_finds_its_files_in_the_wheel_file_for_file(installed: 
 
 
 @pytest.mark.slow
+def test_an_installed_sbx_writes_new_tasks_and_wheels_outside_its_package(installed: Installed) -> None:
+    """Its shipped folders are package data: `images build`'s wheelhouse goes to the cache and `tasks new`
+    into the working folder; the built-in agents it mounts are the wheel's in-container programs."""
+    import pandas as pd
+
+    found = json.loads(installed.python(
+        "import json; from orchestrator import paths; from orchestrator.agents import resolve_agent; "
+        "print(json.dumps({'wheelhouse': str(paths.images_wheelhouse()), 'package': str(paths.BUNDLED.parent), "
+        "'hpo': str(resolve_agent('hpo').host_path)}))"))
+    package = Path(found["package"])
+    assert found["wheelhouse"] == str(installed.work / "xdg" / "sbx" / "images-wheelhouse")
+    assert Path(found["hpo"]) == package / "incontainer" / "agents" / "hpo.py"
+    csv = installed.work / "mine.csv"
+    pd.DataFrame({"x": range(400), "label": ["yes", "no"] * 200}).to_csv(csv, index=False)
+    proc = installed.sbx("tasks", "new", "mine", "--ml", "--data", str(csv), "--target", "label", "--task-type",
+                         "binary", "--positive-label", "yes", "--json")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert Path(json.loads(proc.stdout)["folder"]) == installed.work / "tasks" / "mine"
+    assert (installed.work / "tasks" / "mine" / "task.yaml").is_file()
+    assert not (package / "_bundled" / "tasks" / "mine").exists()
+
+
+@pytest.mark.slow
 def test_an_installed_sbx_lists_the_shipped_tasks_from_outside_the_checkout(installed: Installed) -> None:
     from orchestrator.specs.task import task_kind
 
