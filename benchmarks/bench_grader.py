@@ -1,5 +1,5 @@
-"""The grader's overhead: one grading of a task's reference solution (orchestrator/tasks/grade.py) against
-running the same tests directly on the host, interleaved, in one process.
+"""The grader's overhead: one grading of a task's reference solution (orchestrator/tasks/grade_tree.py)
+against running the same tests directly on the host, interleaved, in one process.
 
 A grading is: the grading tree built on the host -> a fresh hardened container (volume, create, fill,
 start, exec: "container start to tests start") -> the test command in it -> the report read, the
@@ -48,7 +48,7 @@ def main() -> int:
     from orchestrator import engine
     from orchestrator.specs.task import PytestGrader, load_tests_task
     from orchestrator.tasks.environment import default_cache, task_image
-    from orchestrator.tasks.grade import grade
+    from orchestrator.tasks.grade_tree import grade
     from orchestrator.tasks.materialise import materialise
     from orchestrator.tasks.tree import build_grading_tree
     from orchestrator.tasks.verify import oracle_delivery

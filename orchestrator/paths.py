@@ -69,14 +69,50 @@ def cache_root() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "sbx"
 
 
+def in_checkout(path: Path) -> bool:
+    """Whether `path` is inside the checkout sbx runs from: a place sbx may write its own files (gitignored
+    downloads, new tasks). An installed wheel's shipped folders are package data, read and never written."""
+    return CHECKOUT is not None and Path(path).resolve().is_relative_to(CHECKOUT.resolve())
+
+
+def images_wheelhouse() -> Path:
+    """Where `sbx images build` keeps the standard images' wheels: the checkout's images/wheelhouse/ (beside
+    the recipes, gitignored), else cache_root()/images-wheelhouse for an installed wheel, whose images/ folder
+    is package data (images/build.py then builds from a context assembled in the cache)."""
+    if in_checkout(images_root()):
+        return images_root() / "wheelhouse"
+    return cache_root() / "images-wheelhouse"
+
+
+def new_tasks_root() -> Path:
+    """Where `sbx tasks new`, `tasks make` and `tasks import-harbor` write a task given no --out: $SBX_TASKS,
+    else the checkout's tasks/, else ./tasks in the working folder (an installed sbx's shipped tasks are package
+    data; a task made there would vanish with the next upgrade). The commands print the folder they wrote."""
+    if os.environ.get("SBX_TASKS"):
+        return Path(os.environ["SBX_TASKS"])
+    if in_checkout(shipped("tasks")):
+        return shipped("tasks")
+    return Path.cwd() / "tasks"
+
+
 #: programs that run inside containers (orchestrator/incontainer/): read as text and handed in, never imported
 INCONTAINER_DIR = _PACKAGE / "incontainer"
 
 
+def incontainer_file(name: str) -> Path:
+    """The in-container program `name` (a path under orchestrator/incontainer/, e.g. "agents/noop.py"), for a
+    host that hands it in as a file (a read-only bind mount) rather than as text. Never imported."""
+    path = INCONTAINER_DIR / name
+    if not path.resolve().is_relative_to(INCONTAINER_DIR) or not path.is_file():
+        raise FileNotFoundError(f"no in-container program {name!r} in {INCONTAINER_DIR}")
+    return path
+
+
 def incontainer_source(name: str) -> str:
-    """The source of the in-container program `name` (a file of orchestrator/incontainer/), as the host hands
-    it to a container. Read, not imported: the host never imports these modules (pyproject.toml's contract)."""
-    return (INCONTAINER_DIR / name).read_text()
+    """The source of the in-container program `name` (a file under orchestrator/incontainer/), as the host
+    hands it to a container. Read, not imported: the host never imports these modules (pyproject.toml's
+    contract)."""
+    return incontainer_file(name).read_text()
 
 
 #: the stand-in model's shipped scenarios (package data, so found from an installed package too)

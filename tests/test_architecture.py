@@ -44,10 +44,11 @@ def test_every_host_package_is_a_source_of_the_incontainer_contract() -> None:
 
 
 #: what an in-container program may import beyond the standard library: what its container's image has
-_FROM_THE_IMAGE = {"run_pytest.py": {"pytest"}}
+_FROM_THE_IMAGE = {"run_pytest.py": {"pytest"}, "scorer_runner.py": {"numpy", "pandas"}}
 
 
-@pytest.mark.parametrize("path", sorted((ROOT / "orchestrator" / "incontainer").glob("*.py")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", sorted((ROOT / "orchestrator" / "incontainer").rglob("*.py")),
+                         ids=lambda p: str(p.relative_to(ROOT / "orchestrator" / "incontainer")))
 def test_in_container_programs_import_only_what_their_container_has(path: Path) -> None:
     """sbx is not installed in any container (the copier even runs `python3 -I -S`): a program there that
     imported sbx, or a library its image lacks, would fail only inside a run."""
@@ -67,10 +68,12 @@ def test_in_container_programs_import_only_what_their_container_has(path: Path) 
 def test_the_host_hands_in_container_programs_in_as_text() -> None:
     from orchestrator import paths
     from orchestrator.sandbox import copyout
+    from orchestrator.scoring import container
     from orchestrator.tasks import pytest_harness
 
     assert copyout.COPIER_SOURCE == (paths.INCONTAINER_DIR / "copier.py").read_text()
     assert pytest_harness.LAUNCHER_SOURCE == (paths.INCONTAINER_DIR / pytest_harness.LAUNCHER).read_text()
+    assert container.RUNNER_SOURCE == (paths.INCONTAINER_DIR / "scorer_runner.py").read_bytes()
 
 
 @pytest.mark.parametrize(("module", "heavy"), [

@@ -36,9 +36,6 @@ def _project() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 
 
-#: in-container programs still in host packages (docs/architecture.md): the scorer's runner; and the
-#: built-in agents' folder, orchestrator/agents/builtin/
-_NOT_YET_MOVED = {ROOT / "orchestrator" / "scoring" / "runner.py"}
 
 
 def _imported_distributions() -> dict[str, set[str]]:
@@ -47,8 +44,7 @@ def _imported_distributions() -> dict[str, set[str]]:
     owners = importlib.metadata.packages_distributions()
     found: dict[str, set[str]] = {}
     host = [p for top in ("orchestrator", "compliance") for p in (ROOT / top).rglob("*.py")
-            if not p.is_relative_to(ROOT / "orchestrator" / "incontainer") and p not in _NOT_YET_MOVED
-            and not p.is_relative_to(ROOT / "orchestrator" / "agents" / "builtin")]
+            if not p.is_relative_to(ROOT / "orchestrator" / "incontainer")]
     for path in host:
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
@@ -189,7 +185,8 @@ def test_the_wheel_carries_the_shipped_folders_and_nothing_of_a_checkout_s_own(i
     names = zipfile.ZipFile(installed.wheel).namelist()
     for name in paths.SHIPPED_FOLDERS:
         assert any(n.startswith(f"orchestrator/_bundled/{name}/") for n in names), name
-    assert "orchestrator/incontainer/copier.py" in names
+    assert {"orchestrator/incontainer/copier.py", "orchestrator/incontainer/scorer_runner.py",
+            "orchestrator/incontainer/agents/hpo.py", "orchestrator/incontainer/agents/oracle.py"} <= set(names)
     assert not [n for n in names if n.endswith((".whl", ".pyc")) or "/__pycache__/" in n or "/.rootfs/" in n]
     meta = next(n for n in names if n.endswith(".dist-info/METADATA"))
     metadata = zipfile.ZipFile(installed.wheel).read(meta).decode()
@@ -217,6 +214,29 @@ def test_an_installed_sbx_finds_its_files_in_the_wheel_file_for_file(installed: 
                      if p.is_file() and "__pycache__" not in p.parts)
         assert got == sorted(want), name
         assert _digests(folder, got) == _digests(ROOT / name, want), name
+
+
+@pytest.mark.slow
+def test_an_installed_sbx_writes_new_tasks_and_wheels_outside_its_package(installed: Installed) -> None:
+    """Its shipped folders are package data: `images build`'s wheelhouse goes to the cache and `tasks new`
+    into the working folder; the built-in agents it mounts are the wheel's in-container programs."""
+    import pandas as pd
+
+    found = json.loads(installed.python(
+        "import json; from orchestrator import paths; from orchestrator.agents import resolve_agent; "
+        "print(json.dumps({'wheelhouse': str(paths.images_wheelhouse()), 'package': str(paths.BUNDLED.parent), "
+        "'hpo': str(resolve_agent('hpo').host_path)}))"))
+    package = Path(found["package"])
+    assert found["wheelhouse"] == str(installed.work / "xdg" / "sbx" / "images-wheelhouse")
+    assert Path(found["hpo"]) == package / "incontainer" / "agents" / "hpo.py"
+    csv = installed.work / "mine.csv"
+    pd.DataFrame({"x": range(400), "label": ["yes", "no"] * 200}).to_csv(csv, index=False)
+    proc = installed.sbx("tasks", "new", "mine", "--ml", "--data", str(csv), "--target", "label", "--task-type",
+                         "binary", "--positive-label", "yes", "--json")
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert Path(json.loads(proc.stdout)["folder"]) == installed.work / "tasks" / "mine"
+    assert (installed.work / "tasks" / "mine" / "task.yaml").is_file()
+    assert not (package / "_bundled" / "tasks" / "mine").exists()
 
 
 @pytest.mark.slow

@@ -1,7 +1,8 @@
 """Agents: what runs inside the sandbox as the agent user, with the workspace as its working directory.
 
 A scripted agent is one file on the host, mounted read-only at /agent/<file> and run with no network.
-Built-ins are Python scripts shipped in this package (`builtin/noop.py`, `builtin/hpo.py`);
+Built-ins are standalone Python scripts in `orchestrator/incontainer/agents/` (noop.py, hpo.py, ...), which
+the host mounts and never imports;
 `--agent-command PATH` names any executable of yours. A CLI agent (claude-code, codex, opencode, pi,
 mini-swe-agent; `adapters/`) is installed in its own image and talks to its model through the run's
 gateway; its command is filled in for the run's model when the run is prepared (`AgentSpec.launched`).
@@ -20,15 +21,17 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from orchestrator import paths
 from orchestrator.failures import ConfigError
 from orchestrator.specs import Budget
 
 AGENT_UID = 1000
 AGENT_DIR = "/agent"
 WORKSPACE = "/workspace"
-BUILTIN_DIR = Path(__file__).resolve().parent / "builtin"
+#: where the built-in agents' scripts are, under orchestrator/incontainer/ (programs that run in a container)
+BUILTIN_FOLDER = "agents"
 
-#: built-in agents: name -> (script in builtin/, one line on what it does)
+#: built-in agents: name -> (script in orchestrator/incontainer/agents/, one line on what it does)
 BUILTINS: Mapping[str, tuple[str, str]] = MappingProxyType({
     "noop": ("noop.py", "delivers the starting code untouched"),
     "oracle": ("oracle.py", "tests tasks: applies the task's reference patch in the sandbox, like any agent"),
@@ -103,7 +106,8 @@ def builtin_agent(name: str) -> AgentSpec:
                           "(or --agent-command PATH for an executable of yours)")
     script = BUILTINS[name][0]
     inside = f"{AGENT_DIR}/{script}"
-    return AgentSpec(name=name, kind="builtin", host_path=BUILTIN_DIR / script, container_path=inside,
+    return AgentSpec(name=name, kind="builtin", host_path=paths.incontainer_file(f"{BUILTIN_FOLDER}/{script}"),
+                     container_path=inside,
                      command=("python", inside))
 
 

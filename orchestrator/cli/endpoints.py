@@ -33,7 +33,7 @@ def _check(args: argparse.Namespace) -> int:
     from orchestrator.failures import ConfigError
     from orchestrator.gateway.probe import probe
     from orchestrator.gateway.server import Gateway
-    from orchestrator.gateway.service import GatewayThread
+    from orchestrator.gateway.thread import GatewayThread
     from orchestrator.specs.endpoints import endpoint, load_endpoints, load_ratecards
 
     endpoints = load_endpoints(args.endpoints)

@@ -53,7 +53,7 @@ def _replay(args: argparse.Namespace) -> int:
     from orchestrator.diverge.replay import replay_calls, replay_id
     from orchestrator.failures import ConfigError, LedgerUnavailable
     from orchestrator.gateway.server import Gateway
-    from orchestrator.gateway.service import GatewayThread
+    from orchestrator.gateway.thread import GatewayThread
     from orchestrator.gateway.transcript import read_transcript
     from orchestrator.ledger.replays import ReplayRow
     from orchestrator.specs.endpoints import load_endpoints, load_ratecards

@@ -108,7 +108,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    "target and the time column)")
     n.add_argument("--rows", nargs="+", default=[], metavar="SLICE=N", help="rows drawn per slice, e.g. train=5000")
     n.add_argument("--seed", type=int, default=0, help="the split's and the draws' seed (default 0)")
-    n.add_argument("--out", type=Path, default=None, help="tasks folder (default: the repository's tasks/)")
+    n.add_argument("--out", type=Path, default=None, help=_OUT_HELP)
     n.add_argument("--force", action="store_true", help="replace an existing bundle")
     n.add_argument("--json", action="store_true")
     n.set_defaults(handler=_new)
@@ -117,7 +117,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     h.add_argument("folder", type=Path, help="task folder: instruction.md, task.toml, environment/, tests/, solution/")
     h.add_argument("--name", help="task name (default: the folder's name)")
     h.add_argument("--base", help="a local image to build FROM when the Dockerfile's base cannot be pulled")
-    h.add_argument("--out", type=Path, default=None, help="parent folder of the bundle (default: tasks/)")
+    h.add_argument("--out", type=Path, default=None, help=_OUT_HELP)
     h.add_argument("--force", action="store_true")
     h.set_defaults(handler=_import_harbor)
 
@@ -149,7 +149,7 @@ def _new(args: argparse.Namespace) -> int:
                         until=day(args.until, "--until") if args.until else None,
                         fractions=tuple(args.fractions),
                         seed=args.seed, rows=rows, features=tuple(args.features) if args.features else None)
-    dest = new_ml_task(req, _root(args), force=args.force)
+    dest = new_ml_task(req, _out(args), force=args.force)
     if args.json:
         print_json({"task": args.name, "folder": str(dest)})
     else:
@@ -159,7 +159,8 @@ def _new(args: argparse.Namespace) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--out", type=Path, default=None, help="tasks folder (default: the repository's tasks/)")
+    p.add_argument("--out", type=Path, default=None, help="tasks folder (default: $SBX_TASKS, else the shipped "
+                   "tasks; `make` writes into $SBX_TASKS, else the checkout's tasks/, else ./tasks)")
     p.add_argument("--cache", type=Path, default=None,
                    help="wheelhouses, sdists and task trees (default: $SBX_CACHE, else the checkout's .cache, "
                    "else ~/.cache/sbx)")
@@ -172,7 +173,17 @@ def _cache(args: argparse.Namespace) -> Path:
 
 
 def _root(args: argparse.Namespace) -> Path:
+    """The tasks folder a command reads: --out, else $SBX_TASKS or the shipped tasks."""
     return getattr(args, "out", None) or paths.tasks_root()
+
+
+#: --out of the commands that write a new task (an installed sbx never writes into its own package)
+_OUT_HELP = "tasks folder to write into (default: $SBX_TASKS, else the checkout's tasks/, else ./tasks)"
+
+
+def _out(args: argparse.Namespace) -> Path:
+    """The tasks folder a command writes a new task into: --out, else `paths.new_tasks_root()`."""
+    return getattr(args, "out", None) or paths.new_tasks_root()
 
 
 def tests_tasks(root: Path, names: list[str] | None = None, cache: Path | None = None) -> list[Any]:
@@ -294,7 +305,7 @@ def _build(args: argparse.Namespace) -> int:
     for req in requests:
         print(f"== {req.name}: {req.library} {req.before} -> {req.after}", flush=True)
         try:
-            result = build_task(client, req, _root(args), _cache(args), force=args.force,
+            result = build_task(client, req, _out(args), _cache(args), force=args.force,
                                 say=lambda line: print(f"   {line}", flush=True))
         except ConfigError as exc:   # the task does not hold up: say why, go on with the others
             print(f"   REJECTED: {exc}", flush=True)
@@ -343,7 +354,7 @@ def _verify(args: argparse.Namespace) -> int:
 def _grade(args: argparse.Namespace) -> int:
     from orchestrator import engine
     from orchestrator.tasks.environment import task_image
-    from orchestrator.tasks.grade import grade
+    from orchestrator.tasks.grade_tree import grade
 
     task = tests_tasks(_root(args), [args.task], _cache(args))[0]
     if not args.delivered.is_dir():
@@ -419,7 +430,7 @@ def _lock(args: argparse.Namespace) -> int:
 def _import_harbor(args: argparse.Namespace) -> int:
     from orchestrator.tasks.harbor import import_harbor
 
-    result = import_harbor(args.folder, _root(args), name=args.name, base=args.base, force=args.force)
+    result = import_harbor(args.folder, _out(args), name=args.name, base=args.base, force=args.force)
     for line in result.notes:
         print(f"note: {line}")
     print(f"wrote {result.bundle}")

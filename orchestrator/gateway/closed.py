@@ -7,7 +7,7 @@ model path its experiments met (docs/scoring.md). It must never reach a model or
 rows could leave through it. So there is no upstream here at all, no key and no client: the server builds
 its answer from the gateway's own refusals (`server.request_refusal`, `limits.error_response`) and aiohttp's own response, the same bytes the real gateway sends but the date.
 
-    closed = ClosedRun.spent("openai-chat", limits, forwarded=3, usage=Usage(...), cost=0.01)
+    closed = ClosedRun.spent("openai-chat", limits, forwarded=3, usage=TokenUsage(...), cost=0.01)
     with ClosedGateway(sock_dir / SOCKET_NAME, closed) as server:   # served until the block ends
         ...
 """
@@ -27,7 +27,7 @@ from aiohttp import web
 from orchestrator.gateway import forwarder
 from orchestrator.gateway.limits import ModelLimits, Refusal, check, error_response
 from orchestrator.gateway.server import MAX_REQUEST_BYTES, read_bounded, request_refusal
-from orchestrator.gateway.usage import Usage
+from orchestrator.gateway.usage import TokenUsage
 from orchestrator.log import get_logger
 
 log = get_logger(__name__)
@@ -42,12 +42,12 @@ class ClosedRun:
     message: str
 
     @classmethod
-    def spent(cls, api: str, limits: ModelLimits, *, forwarded: int, usage: Usage, cost: float) -> ClosedRun:
+    def spent(cls, api: str, limits: ModelLimits, *, forwarded: int, usage: TokenUsage, cost: float) -> ClosedRun:
         """The refusal the gateway gives a run with these totals: the first of its limits that is spent (as
         `limits.check` picks it), else its `model_calls` at the calls it let through (a run without limits
         has spent what it used)."""
         refusal = check(limits, calls=forwarded, in_flight=0, usage=usage, cost=cost) or \
-            check(ModelLimits(calls=forwarded), calls=forwarded, in_flight=0, usage=Usage(), cost=0.0)
+            check(ModelLimits(calls=forwarded), calls=forwarded, in_flight=0, usage=TokenUsage(), cost=0.0)
         assert refusal is not None and refusal.kind == "limit"
         return cls(api, refusal.reason, refusal.message)
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from orchestrator.gateway.usage import Usage
+from orchestrator.gateway.usage import TokenUsage
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ class Refusal:
     kind: str          # "limit" (spent), "rate" (flood) or "request" (never forwarded)
 
 
-def check(limits: ModelLimits, *, calls: int, in_flight: int, usage: Usage, cost: float,
+def check(limits: ModelLimits, *, calls: int, in_flight: int, usage: TokenUsage, cost: float,
           reserved_tokens: int = 0, reserved_cost: float = 0.0) -> Refusal | None:
     """The refusal for the next call, or None when it may go. `calls` counts calls already let through;
     `usage` and `cost` are what settled calls used, `reserved_*` the worst case of the calls still in flight.

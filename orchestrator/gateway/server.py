@@ -52,7 +52,7 @@ from orchestrator.gateway.transcript import (
     body_record,
     headers_record,
 )
-from orchestrator.gateway.usage import StreamUsage, Usage, from_body
+from orchestrator.gateway.usage import StreamUsage, TokenUsage, from_body
 from orchestrator.log import get_logger
 from orchestrator.specs.endpoints import Endpoint, Price, RateCards, cost_usd
 from orchestrator.specs.transcript import FORMAT_VERSION as VERSION
@@ -109,7 +109,7 @@ class RunTotals:
     upstream_timeouts: int = 0
     usage_missing: int = 0       # forwarded calls whose usage could not be read
     unpriced: int = 0            # calls with usage but no price for the model on the run's date
-    usage: Usage = field(default_factory=Usage)
+    usage: TokenUsage = field(default_factory=TokenUsage)
     cost_usd: float = 0.0
     #: the largest worst case reserved for one call: parallel calls end under limit + this (plus the next two)
     max_reserved_tokens: int = 0
@@ -584,7 +584,7 @@ class Gateway:
         setattr(t, counter, getattr(t, counter) + 1)
         t.last_outcome = outcome
         t.last_error = None if outcome == "ok" else rec["error"]
-        usage = Usage(**rec["usage"]) if rec["usage"] is not None else None
+        usage = TokenUsage(**rec["usage"]) if rec["usage"] is not None else None
         cost = cost_usd(run.price, usage)
         if usage is not None:
             t.usage = t.usage + usage
@@ -654,7 +654,7 @@ def request_refusal(api: str, request: web.Request, size: int, max_request_bytes
     return None
 
 
-def _usage_dict(usage: Usage | None) -> dict[str, int] | None:
+def _usage_dict(usage: TokenUsage | None) -> dict[str, int] | None:
     return None if usage is None else usage.as_dict()
 
 

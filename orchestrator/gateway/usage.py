@@ -25,15 +25,18 @@ APIS = ("anthropic", "openai-chat", "openai-responses")
 
 
 @dataclass(frozen=True)
-class Usage:
+class TokenUsage:
+    """One call's token counts, normalised across the wire APIs (above), as the gateway meters and limits
+    them; a transcript stores them as `specs.transcript.RecordedUsage`."""
+
     input: int = 0
     cached_input: int = 0
     cache_write: int = 0
     output: int = 0
     reasoning: int = 0
 
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
 
     @property
     def tokens(self) -> int:
@@ -53,21 +56,21 @@ def _int(obj: Any, *path: str) -> int:
     return int(obj) if isinstance(obj, (int, float)) and not isinstance(obj, bool) and obj >= 0 else 0
 
 
-def _anthropic(u: dict[str, Any]) -> Usage:
+def _anthropic(u: dict[str, Any]) -> TokenUsage:
     read, write = _int(u, "cache_read_input_tokens"), _int(u, "cache_creation_input_tokens")
-    return Usage(input=_int(u, "input_tokens") + read + write, cached_input=read, cache_write=write,
+    return TokenUsage(input=_int(u, "input_tokens") + read + write, cached_input=read, cache_write=write,
                  output=_int(u, "output_tokens"), reasoning=_int(u, "output_tokens_details", "thinking_tokens"))
 
 
-def _chat(u: dict[str, Any]) -> Usage:
-    return Usage(input=_int(u, "prompt_tokens"), cached_input=_int(u, "prompt_tokens_details", "cached_tokens"),
+def _chat(u: dict[str, Any]) -> TokenUsage:
+    return TokenUsage(input=_int(u, "prompt_tokens"), cached_input=_int(u, "prompt_tokens_details", "cached_tokens"),
                  cache_write=_int(u, "prompt_tokens_details", "cache_write_tokens"),
                  output=_int(u, "completion_tokens"),
                  reasoning=_int(u, "completion_tokens_details", "reasoning_tokens"))
 
 
-def _responses(u: dict[str, Any]) -> Usage:
-    return Usage(input=_int(u, "input_tokens"), cached_input=_int(u, "input_tokens_details", "cached_tokens"),
+def _responses(u: dict[str, Any]) -> TokenUsage:
+    return TokenUsage(input=_int(u, "input_tokens"), cached_input=_int(u, "input_tokens_details", "cached_tokens"),
                  cache_write=_int(u, "input_tokens_details", "cache_write_tokens"),
                  output=_int(u, "output_tokens"), reasoning=_int(u, "output_tokens_details", "reasoning_tokens"))
 
@@ -75,8 +78,8 @@ def _responses(u: dict[str, Any]) -> Usage:
 _SHAPES = {"anthropic": _anthropic, "openai-chat": _chat, "openai-responses": _responses}
 
 
-def from_body(api: str, body: bytes | str) -> Usage | None:
-    """Usage of a non-streamed JSON response body, or None when it has none."""
+def from_body(api: str, body: bytes | str) -> TokenUsage | None:
+    """TokenUsage of a non-streamed JSON response body, or None when it has none."""
     try:
         obj = json.loads(body)
     except (ValueError, TypeError):
@@ -87,14 +90,14 @@ def from_body(api: str, body: bytes | str) -> Usage | None:
 
 
 class StreamUsage:
-    """Usage accumulated from a stream's events, fed in order."""
+    """TokenUsage accumulated from a stream's events, fed in order."""
 
     _TERMINAL = {"response.completed", "response.incomplete", "response.failed"}
 
     def __init__(self, api: str) -> None:
         self.api = api
         self._anthropic: dict[str, Any] = {}
-        self._usage: Usage | None = None
+        self._usage: TokenUsage | None = None
         self.finished = False  # the stream's own end marker was seen
         self.error: str | None = None  # an error event inside a 200 stream (e.g. Anthropic overloaded_error)
 
@@ -147,5 +150,5 @@ class StreamUsage:
             self._usage = _anthropic(self._anthropic)
 
     @property
-    def usage(self) -> Usage | None:
+    def usage(self) -> TokenUsage | None:
         return self._usage

@@ -8,8 +8,12 @@ images/<name>-<hash>.versions.txt.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import shutil
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,7 +25,7 @@ from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.failures import ImageError, ImageNotBuilt
 from orchestrator.images import EXTRA, TARGETS, fleet
 from orchestrator.images.base import BaseMode, ensure_base, find_base
-from orchestrator.images.wheelhouse import ensure_wheelhouse
+from orchestrator.images.wheelhouse import ensure_wheelhouse, link_wheels
 from orchestrator.log import get_logger, timed
 
 log = get_logger(__name__)
@@ -95,10 +99,16 @@ def build_images(
     for t in targets:
         if t not in TARGETS + EXTRA:
             raise ImageError(f"unknown image {t!r}; known: {', '.join(TARGETS + EXTRA)}")
+    if "fleet" in targets and paths.CHECKOUT is None:
+        # its Dockerfile copies the repository (pyproject.toml, orchestrator/, compliance/), and its wheelhouse
+        # would be written into the installed package
+        raise ImageError("the fleet image builds from a checkout of sbx only (its Dockerfile copies the "
+                         "checkout; docs/fleet.md), not from an installed sbx")
     base = ensure_base(client, base_mode)
     base_id = client.images.get(base).id
     # The wheelhouse is used on both bases: it makes even a registry machine's build independent of the index.
-    ensure_wheelhouse(root / "requirements.lock", root / "wheelhouse")
+    wheels = paths.images_wheelhouse()
+    ensure_wheelhouse(root / "requirements.lock", wheels)
     if "fleet" in targets:
         fleet.prepare_context()
     results = []
@@ -112,7 +122,7 @@ def build_images(
             image = client.images.get(tag)
         except docker.errors.ImageNotFound:
             with one_build_at_a_time(tag):
-                image, built = _build_missing(client, root, target, tag, base, force)
+                image, built = _build_missing(client, root, wheels, target, tag, base, force)
         if target == "fleet":  # docker-compose.yml's default image names the latest fleet build
             image.tag("sbx-fleet", "latest")
         seconds = time.monotonic() - start
@@ -124,7 +134,7 @@ def build_images(
     return results
 
 
-def _build_missing(client: docker.DockerClient, root: Path, target: str, tag: str, base: str,
+def _build_missing(client: docker.DockerClient, root: Path, wheels: Path, target: str, tag: str, base: str,
                    force: bool) -> tuple[docker.models.images.Image, bool]:
     """Build `target` under the host's build lock; another process may have built it while this one waited."""
     if not force:
@@ -135,7 +145,35 @@ def _build_missing(client: docker.DockerClient, root: Path, target: str, tag: st
     if target == "fleet":
         fleet.build(client, tag, base)
         return client.images.get(tag), True
-    return _docker_build(client, root, target, tag, base), True
+    with build_context(root, wheels) as context:
+        return _docker_build(client, context, target, tag, base), True
+
+
+def _not_recipes(folder: str, names: list[str]) -> list[str]:
+    """What an images/ folder may hold that is no recipe (as setup.py's `not_ours`): a wheelhouse's wheels
+    (the context gets the cache's), the debootstrap root, bytecode."""
+    if Path(folder).name == "wheelhouse":
+        return names
+    return [n for n in names if n in ("__pycache__", ".rootfs") or n.endswith((".pyc", ".pyo"))]
+
+
+@contextlib.contextmanager
+def build_context(root: Path, wheels: Path) -> Iterator[Path]:
+    """The folder docker builds the standard images from: the recipes in `root` with `wheels` as their
+    wheelhouse/. In a checkout that is `root` itself (its wheelhouse/ is `wheels`). An installed sbx's
+    recipes are package data, never written, so the context is a copy in the cache: the recipes copied (a
+    few hundred KB), the wheels hard-linked, all removed after the build. The image tags hash the recipes
+    (`input_hash`), not the context, so both ways give the same tag."""
+    if wheels == root / "wheelhouse":
+        yield root
+        return
+    cache = paths.cache_root()
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="sbx-images-context-", dir=cache) as tmp:
+        context = Path(tmp) / "images"
+        shutil.copytree(root, context, ignore=_not_recipes)
+        link_wheels(sorted(wheels.glob("*.whl")), context / "wheelhouse")
+        yield context
 
 
 def _docker_build(client: docker.DockerClient, root: Path, target: str, tag: str, base: str) -> docker.models.images.Image:

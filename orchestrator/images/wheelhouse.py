@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from orchestrator.buildlock import one_build_at_a_time
@@ -71,6 +74,17 @@ def target_args(python: str) -> list[str]:
     for platform in _PLATFORMS:
         cmd += ["--platform", platform]
     return cmd
+
+
+def link_wheels(wheels: Iterable[Path], folder: Path) -> None:
+    """Put `wheels` into `folder` (a build context's wheelhouse/): hard links where the filesystem allows
+    (a context in the cache beside the wheels costs no copy), else copies."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for wheel in wheels:
+        try:
+            os.link(wheel, folder / wheel.name)
+        except OSError:  # another filesystem
+            shutil.copyfile(wheel, folder / wheel.name)
 
 
 def ensure_wheelhouse(lock: Path, dest: Path, python: str = "3.11") -> list[Path]:

@@ -4,7 +4,7 @@ from orchestrator.ledger.audits import AuditRow, OverrideRow
 from orchestrator.ledger.diverge import FiledDefinitions, StoredAnalysis
 from orchestrator.ledger.ledger import ADHOC, Ledger
 from orchestrator.ledger.model_usage import ModelUsage
-from orchestrator.ledger.outcomes import GradingRow, RunOutcome
+from orchestrator.ledger.outcomes import GradedOutcome, GradingRow
 from orchestrator.ledger.records import AttemptState, EventRecord, ExperimentRecord, RunRecord, StudyRecord
 from orchestrator.ledger.schema import MIGRATIONS, Migration
 from orchestrator.ledger.scores import ScoreResult
@@ -28,7 +28,7 @@ __all__ = [
     "Migration",
     "ModelUsage",
     "OverrideRow",
-    "RunOutcome",
+    "GradedOutcome",
     "RunReads",
     "RunRecord",
     "RunState",

@@ -65,7 +65,7 @@ from orchestrator.ledger.fields import (
     prefix_range,
 )
 from orchestrator.ledger.model_usage import ModelUsage
-from orchestrator.ledger.outcomes import RunOutcome
+from orchestrator.ledger.outcomes import GradedOutcome
 from orchestrator.ledger.records import (
     EXPERIMENT_STATUSES,
     RUN_SELECT,
@@ -657,7 +657,7 @@ class Ledger:
 
     # --- pass/fail outcomes of tests tasks (ledger/outcomes.py) ---------------------------------------
 
-    def save_outcome(self, run_id: str, outcome: RunOutcome) -> None:
+    def save_outcome(self, run_id: str, outcome: GradedOutcome) -> None:
         """Store (or replace) a run's graded outcome: its verdict, every grading and every expected test."""
         check_finite("seconds", outcome.seconds)
         with self._write() as conn:
@@ -667,7 +667,7 @@ class Ledger:
             except sqlite3.IntegrityError as exc:
                 raise InvalidLedgerWrite(f"cannot store the outcome of {run_id}: {exc}") from None
 
-    def outcome(self, run_id: str) -> RunOutcome | None:
+    def outcome(self, run_id: str) -> GradedOutcome | None:
         """A run's graded outcome (with gradings and per-test results), or None when it was never graded."""
         with self._read() as conn:
             return outcomes.load(conn, run_id)

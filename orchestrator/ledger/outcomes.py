@@ -8,8 +8,8 @@ Three tables (migration 7), each keyed by the run and replaced whole when a run 
     test_results  one row per (run, repeat, expected test): fail_to_pass / pass_to_pass and its outcome
 
 A fail is an outcome like a pass (the run is `scored`); only our own failures leave a run ungraded. The
-grader (orchestrator/tasks) produces the verdicts; run/grade.py converts them to `RunOutcome`; nothing here
-imports the grader.
+grader (orchestrator/tasks) produces the verdicts; run/evaluate_tests.py converts them to `GradedOutcome`;
+nothing here imports the grader.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class GradingRow:
 
 
 @dataclass(frozen=True)
-class RunOutcome:
+class GradedOutcome:
     """A run's pass/fail outcome over its gradings: passes iff every grading passed."""
 
     passed: bool
@@ -106,7 +106,7 @@ class RunOutcome:
         return out
 
 
-def _counts(g: GradingRow, o: RunOutcome) -> dict[str, int]:
+def _counts(g: GradingRow, o: GradedOutcome) -> dict[str, int]:
     return {"fail_to_pass_passed": sum(g.tests.get(t) == "passed" for t in o.fail_to_pass),
             "fail_to_pass": len(o.fail_to_pass),
             "pass_to_pass_passed": sum(g.tests.get(t) == "passed" for t in o.pass_to_pass),
@@ -117,7 +117,7 @@ def _dumps(value: Any) -> str:
     return json.dumps(value, sort_keys=True, allow_nan=False)
 
 
-def save(conn: sqlite3.Connection, run_id: str, o: RunOutcome, now: float) -> None:
+def save(conn: sqlite3.Connection, run_id: str, o: GradedOutcome, now: float) -> None:
     """Store (replace) a run's outcome, gradings and per-test results, inside the caller's transaction."""
     for table in TABLES:
         conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
@@ -138,7 +138,7 @@ def save(conn: sqlite3.Connection, run_id: str, o: RunOutcome, now: float) -> No
             [(run_id, g.repeat, t, expected[t], outcome) for t, outcome in g.tests.items() if t in expected])
 
 
-def load(conn: sqlite3.Connection, run_id: str) -> RunOutcome | None:
+def load(conn: sqlite3.Connection, run_id: str) -> GradedOutcome | None:
     """A run's stored outcome with its gradings and per-test results; None when it was never graded."""
     row = conn.execute("SELECT * FROM outcomes WHERE run_id = ?", (run_id,)).fetchone()
     if row is None:
@@ -156,7 +156,7 @@ def load(conn: sqlite3.Connection, run_id: str) -> RunOutcome | None:
                    exit_code=g["exit_code"], timed_out=bool(g["timed_out"]), reward=g["reward"],
                    seconds=g["seconds"], tests=tests.get(g["repeat"], {}))
         for g in conn.execute("SELECT * FROM gradings WHERE run_id = ? ORDER BY repeat", (run_id,)))
-    return RunOutcome(passed=bool(row["passed"]), reason=row["reason"], detail=row["detail"],
+    return GradedOutcome(passed=bool(row["passed"]), reason=row["reason"], detail=row["detail"],
                       agree=bool(row["agree"]), flaky=json.loads(row["flaky_json"]), tree=json.loads(row["tree_json"]),
                       image=row["image"], seconds=row["seconds"], gradings=gradings, fail_to_pass=tuple(f2p),
                       pass_to_pass=tuple(p2p))

@@ -43,11 +43,11 @@ class AuditVerdict:
 
 @dataclass(frozen=True)
 class GradedCounts:
-    """What a run's row says of its grading (the whole `RunOutcome` is `Ledger.outcome`)."""
+    """What a run's row says of its grading (the whole `GradedOutcome` is `Ledger.outcome`)."""
 
     passed: bool
     reason: str
-    repeats: int          # gradings that ran (at least 1), as `RunOutcome.repeats`
+    repeats: int          # gradings that ran (at least 1), as `GradedOutcome.repeats`
     gradings_passed: int
     agree: bool
     flaky_tests: int

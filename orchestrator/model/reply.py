@@ -17,9 +17,10 @@ _LONG_MS = 600_000
 
 
 @dataclass(frozen=True)
-class Usage:
-    """Normalised counts: `input` is every input token (cached and cache-write included); `output` includes
-    `reasoning`. Each API's own fields are derived from these (see wire.py)."""
+class ReplyUsage:
+    """The token counts the stand-in model reports in one reply, normalised as the gateway's `TokenUsage`
+    (which this layer cannot import): `input` is every input token (cached and cache-write included);
+    `output` includes `reasoning`. Each API's own fields are derived from these (see wire.py)."""
 
     input: int
     cached_input: int
@@ -41,7 +42,7 @@ class Reply:
     step: int | None               # None for a title call
     variant: int                   # -1: the step itself; k: the k-th variant
     draw: float                    # the seeded uniform draw that chose the variant
-    usage: Usage
+    usage: ReplyUsage
     id_seed: str                   # source of the response's ids (deterministic)
 
     def ident(self, prefix: str, n: int = 24) -> str:
@@ -106,6 +107,6 @@ def _with_usage(conv: Conversation, **fields: Any) -> Reply:
     reasoning = (visible // 2 + 1) if conv.wants_reasoning else 0
     cached = min(conv.prefix_tokens, conv.input_tokens)
     cache_write = conv.input_tokens - cached if conv.wants_cache else 0
-    usage = Usage(input=conv.input_tokens, cached_input=cached, cache_write=cache_write,
+    usage = ReplyUsage(input=conv.input_tokens, cached_input=cached, cache_write=cache_write,
                   output=visible + reasoning, reasoning=reasoning)
     return Reply(usage=usage, **fields)

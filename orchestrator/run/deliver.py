@@ -23,7 +23,7 @@ from pathlib import Path
 from orchestrator.failures import CopyOutError, CopyOutTimeout
 from orchestrator.ledger import RunState
 from orchestrator.log import get_logger
-from orchestrator.run.config import tree_sha256
+from orchestrator.run.config_hash import tree_sha256
 from orchestrator.run.context import RunContext
 from orchestrator.run.watchdog import OUTCOME, Stop
 from orchestrator.sandbox.container import (

@@ -1,5 +1,5 @@
 """Evaluate a delivered run, per its task's kind: an `ml` task is scored on hidden data (orchestrator/scoring);
-a `tests` task is graded by its hidden tests (run/grade.py: the outcome is pass/fail with a reason).
+a `tests` task is graded by its hidden tests (run/evaluate_tests.py: the outcome is pass/fail with a reason).
 
 delivered -> scored, or delivered -> failed (unscorable). Whatever the delivered code does is an outcome
 (a ScoreResult). Our own failures (engine, scorer, data, ledger: the `SbxError`s that say so) raise and
@@ -24,13 +24,13 @@ import docker.errors
 from orchestrator.failures import SbxError, UnscorableArtifact
 from orchestrator.gateway.closed import ClosedRun
 from orchestrator.gateway.limits import ModelLimits
-from orchestrator.gateway.usage import Usage
+from orchestrator.gateway.usage import TokenUsage
 from orchestrator.home import Home
 from orchestrator.images import resolve_image
-from orchestrator.ledger import Ledger, RunOutcome, RunRecord, RunState, ScoreResult
+from orchestrator.ledger import GradedOutcome, Ledger, RunRecord, RunState, ScoreResult
 from orchestrator.log import get_logger
 from orchestrator.run.context import RunContext
-from orchestrator.run.grade import grade_run
+from orchestrator.run.evaluate_tests import grade_run
 from orchestrator.run.images import scorer_image_for
 from orchestrator.run.request import RunRequest
 from orchestrator.scoring.options import ScoreOptions, budget_limits
@@ -77,7 +77,7 @@ def closed_model_path(ledger: Ledger, run_id: str) -> ClosedRun | None:
     opened = ledger.events(run_id, "model.opened")
     given = opened[0].detail.get("limits", {}) if opened else {}
     limits = ModelLimits(calls=given.get("calls"), tokens=given.get("tokens"), cost_usd=given.get("cost_usd"))
-    tokens = Usage(input=usage.input_tokens, cached_input=usage.cached_input_tokens,
+    tokens = TokenUsage(input=usage.input_tokens, cached_input=usage.cached_input_tokens,
                    cache_write=usage.cache_write_tokens, output=usage.output_tokens, reasoning=usage.reasoning_tokens)
     return ClosedRun.spent(usage.api, limits, forwarded=usage.calls - usage.refused, usage=tokens,
                            cost=usage.cost_usd or 0.0)
@@ -163,7 +163,7 @@ def needs_evaluation(req: RunRequest) -> bool:
     return req.task.kind == "tests" or bool(req.datasets)
 
 
-def evaluate(ctx: RunContext) -> ScoreResult | RunOutcome:
+def evaluate(ctx: RunContext) -> ScoreResult | GradedOutcome:
     """The main evaluation of a delivered run, by its task's kind; the run moves on."""
     if ctx.request.task.kind == "tests":
         return grade_run(ctx)

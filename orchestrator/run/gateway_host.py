@@ -31,7 +31,7 @@ from orchestrator.gateway.health import EndpointHealth
 from orchestrator.gateway.limits import ModelLimits
 from orchestrator.gateway.probe import ProbeResult, probe
 from orchestrator.gateway.server import SOCKET_NAME, Gateway, RunTotals
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.log import get_logger
 from orchestrator.specs.endpoints import (
     Endpoint,

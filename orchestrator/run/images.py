@@ -6,8 +6,8 @@
 - a `tests` task with a python environment: its task sandbox image (`sbx-task-sandbox:<hash>`,
   orchestrator/tasks/environment.py `task_sandbox_image`: the task image the grader runs, plus the agent and
   forwarder users, the CPU-meter gate and the launcher), built here when missing, so the agent can run the
-  task's tests with its Python and pins; the grader's own image is run/grade.py's business;
-- an imported Harbor task: the standard sandbox image (prepare refuses its runs: run/grade.py).
+  task's tests with its Python and pins; the grader's own image is run/evaluate_tests.py's business;
+- an imported Harbor task: the standard sandbox image (prepare refuses its runs: run/evaluate_tests.py).
 
 The scorer follows the run: it uses the image the run's sandbox ran (run/evaluate.py `scorer_image`), so
 a run in an environment is scored in it. `sbx score --task NAME` asks `scorer_image_for` for a folder

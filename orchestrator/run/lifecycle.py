@@ -31,17 +31,17 @@ from dataclasses import dataclass, replace
 import docker
 
 from orchestrator.agents import AgentSpec
-from orchestrator.agents.oracle import ORACLE
+from orchestrator.agents.oracle_payload import ORACLE
 from orchestrator.failures import ConfigError, DataError, Interrupted, SbxError, failure_class_of
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger, RunRecord, RunState
 from orchestrator.log import get_logger
 from orchestrator.run.audit import audit
-from orchestrator.run.config import config_meta
+from orchestrator.run.config_hash import config_meta
 from orchestrator.run.context import RunContext
 from orchestrator.run.evaluate import evaluate, missing_datasets, needs_evaluation, score_dataset
+from orchestrator.run.evaluate_tests import prepare_tests
 from orchestrator.run.gateway_host import GatewayHost
-from orchestrator.run.grade import prepare_tests
 from orchestrator.run.images import run_image
 from orchestrator.run.judge import check_judge, judge_delivered, needs_judge
 from orchestrator.run.model_attachment import ModelAttachment
@@ -77,12 +77,12 @@ def prepare(ctx: RunContext, gateway: GatewayHost | None = None) -> Prepared:
     sandbox = run_image(ctx.client, req.task)  # the task's environment's image (built when missing), else standard
     model = prepare_model(req, ctx.client, gateway, sandbox.image_id)
     agent = model.agent
-    if req.task.kind == "tests":  # the grader's image, and the oracle's solution (run/grade.py)
+    if req.task.kind == "tests":  # the grader's image, and the oracle's solution (run/evaluate_tests.py)
         agent = prepare_tests(ctx, agent or req.agent)
     if req.judge is not None:  # its gateway, endpoint, model and rate card, before the run starts
         check_judge(req.judge, gateway, ctx.run_id)
     prepared = Prepared(image=model.image, agent=agent, model=model.plan)
-    # seed and config hash, for paired analyses (run/config.py); meta is merged, nothing else changes
+    # seed and config hash, for paired analyses (run/config_hash.py); meta is merged, nothing else changes
     # where the task was loaded from (not configuration: its content is in the config): a rescore finds a
     # task given by path there (run/rescore.py)
     meta = {**config_meta(req, prepared.image), "task_kind": req.task.kind, "task_path": str(req.task.root)}

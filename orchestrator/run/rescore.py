@@ -23,7 +23,7 @@ from orchestrator.gateway.closed import ClosedRun
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger, RunRecord, ScoreResult
 from orchestrator.log import get_logger
-from orchestrator.run.config import task_spec
+from orchestrator.run.config_hash import task_spec
 from orchestrator.run.evaluate import closed_model_path, save_score, score_delivered
 from orchestrator.run.request import RunRequest
 from orchestrator.scoring.options import ScoreOptions

@@ -27,7 +27,7 @@ from orchestrator.run.watchdog import Stop, StopReason, Watchdog
 from orchestrator.sandbox.copyout import CopierAhead
 from orchestrator.sandbox.docker import HOME, SOCK_MOUNT, DockerSandbox, SandboxSpec
 from orchestrator.sandbox.events import BoundedEvents
-from orchestrator.sandbox.experiments import EXPERIMENT_SOCKET, ExperimentRecord, ExperimentService
+from orchestrator.sandbox.experiments import EXPERIMENT_SOCKET, ExperimentResult, ExperimentService
 from orchestrator.sandbox.hostfs import DiskUsage, HostTree
 from orchestrator.sandbox.meter import Meter, agent_argv
 from orchestrator.sandbox.process import CappedFile, ContainerProcess
@@ -96,7 +96,7 @@ class SandboxPhase:
         copy.chmod(0o755)
         return copy
 
-    def _record_experiment(self, rec: ExperimentRecord, train_bytes: bytes | None) -> None:
+    def _record_experiment(self, rec: ExperimentResult, train_bytes: bytes | None) -> None:
         sha = self.ctx.store.put_bytes(train_bytes) if train_bytes is not None else None
         self.ctx.ledger.add_experiment(
             self.ctx.run_id, n=rec.n, status=rec.status, commit_sha=rec.commit_sha,

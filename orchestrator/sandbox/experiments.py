@@ -62,7 +62,10 @@ def parse_score(pattern: re.Pattern[str], text: str) -> float | None:
 
 
 @dataclass
-class ExperimentRecord:
+class ExperimentResult:
+    """One experiment request as the sandbox's service ran (or refused) it, with what only the sandbox sees
+    (exit code, output tail, dirty tree); the host turns it into the ledger's `ExperimentRecord`."""
+
     n: int | None            # None for a refusal
     status: ExperimentStatus  # what the ledger records
     counted: bool
@@ -89,7 +92,7 @@ class ExperimentService:
         metric: str,
         sock_dir: Path,
         on_event: EventSink,
-        on_record: Callable[[ExperimentRecord, bytes | None], None],
+        on_record: Callable[[ExperimentResult, bytes | None], None],
         workspace: HostTree,
         on_refusals: Callable[[int, dict[str, Any]], None] | None = None,
     ) -> None:
@@ -103,7 +106,7 @@ class ExperimentService:
         self._slots = threading.BoundedSemaphore(budget.experiment_concurrency)
         self.counted = 0
         self.refused = 0
-        self.records: list[ExperimentRecord] = []
+        self.records: list[ExperimentResult] = []
         #: refusals past REFUSALS_RECORDED, by reason (counted, not recorded one by one)
         self.bulk_refusals: Counter[str] = Counter()
         self._server: Any = None
@@ -182,10 +185,10 @@ class ExperimentService:
             self.counted += 1
             return self.counted, ""
 
-    def run(self, note: str = "") -> ExperimentRecord:
+    def run(self, note: str = "") -> ExperimentResult:
         n, why = self._reserve()
         if n is None:
-            record = ExperimentRecord(n=None, status="refused", counted=False, reason=why, note=note, started_at=time.time())
+            record = ExperimentResult(n=None, status="refused", counted=False, reason=why, note=note, started_at=time.time())
             with self._lock:
                 singly = self.refused <= REFUSALS_RECORDED
                 if not singly:
@@ -206,9 +209,9 @@ class ExperimentService:
         dirty = differs_from_commit(self.workspace, head, "train.py", body) if head and body is not None else None
         return head, dirty, body
 
-    def _execute(self, n: int, note: str) -> ExperimentRecord:
+    def _execute(self, n: int, note: str) -> ExperimentResult:
         commit, dirty, train_bytes = self._snapshot()
-        record = ExperimentRecord(n=n, status="crash", counted=True, commit_sha=commit, dirty=dirty, note=note,
+        record = ExperimentResult(n=n, status="crash", counted=True, commit_sha=commit, dirty=dirty, note=note,
                                   train_sha256=hashlib.sha256(train_bytes).hexdigest() if train_bytes is not None else None,
                                   started_at=time.time())
         cg = self.meter.py.child(f"exp-{n}")
@@ -267,7 +270,7 @@ class ExperimentService:
                  seconds=record.seconds, cpu_seconds=record.cpu_seconds)
         return record
 
-    def _finish(self, record: ExperimentRecord, train_bytes: bytes | None) -> None:
+    def _finish(self, record: ExperimentResult, train_bytes: bytes | None) -> None:
         with self._lock:
             self.records.append(record)
         try:

@@ -38,6 +38,7 @@ from typing import Self
 import docker
 import docker.errors
 
+from orchestrator import paths
 from orchestrator.failures import CgroupError, ScorerError
 from orchestrator.gateway import forwarder
 from orchestrator.gateway.closed import ClosedGateway, ClosedRun
@@ -45,7 +46,7 @@ from orchestrator.gateway.server import SOCKET_NAME as MODEL_SOCKET
 from orchestrator.log import get_logger
 from orchestrator.sandbox.cgroups import CgroupNode
 from orchestrator.sandbox.container import Box, ContainerSpec, Mount, create_box, engine_errors
-from orchestrator.sandbox.experiments import EXPERIMENT_SOCKET, ExperimentRecord
+from orchestrator.sandbox.experiments import EXPERIMENT_SOCKET, ExperimentResult
 from orchestrator.sandbox.meter import GATE_SOCKET, peer_pid, serve_unix
 from orchestrator.sandbox.process import ContainerProcess
 from orchestrator.scoring.options import ScoreOptions, cpuset_size
@@ -58,7 +59,8 @@ HOME = "/home/agent"
 PYTHON = "/opt/sbx/venv/bin/python"
 SCORE_SOCKET = "score.sock"
 RUNNER_FILE = ".runner.py"         # in the socket folder until the setup command has copied it
-RUNNER_SOURCE = Path(__file__).with_name("runner.py").read_bytes()
+#: the in-container half of scoring (orchestrator/incontainer/scorer_runner.py), read as text, never imported
+RUNNER_SOURCE = paths.incontainer_source("scorer_runner.py").encode()
 _HEAD = _TAIL = 4000
 _WATCH_S = 0.2
 
@@ -208,7 +210,7 @@ def _experiments_answer(remaining: int):
             op, note = None, ""
         if op != "run":
             return json.dumps({"status": "refused", "reason": "unknown request; send {\"op\": \"run\"}"}).encode() + b"\n"
-        record = ExperimentRecord(n=None, status="refused", counted=False, reason="the run is ending", note=note)
+        record = ExperimentResult(n=None, status="refused", counted=False, reason="the run is ending", note=note)
         reply = {k: v for k, v in asdict(record).items() if k != "started_at"}
         reply["eval_auc"] = None
         reply["remaining"] = remaining

@@ -1,10 +1,10 @@
-"""The frames spoken between the host and the in-container runner (`orchestrator/scoring/runner.py`).
+"""The frames spoken between the host and the in-container runner (`orchestrator/incontainer/scorer_runner.py`).
 
 A frame is one type byte, a 4-byte big-endian payload length, then the payload. The runner is trusted code
 that runs untrusted code in the same process, so everything it sends is parsed here as hostile: lengths are
 capped per frame type, JSON must be an object, predictions must be exactly the announced shape.
 
-runner.py (orchestrator/scoring/runner.py) is never imported: the container runs it as its train.py. It
+scorer_runner.py is never imported: the container runs it as its train.py. It
 repeats the constants and a test keeps the two in step.
 """
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from orchestrator.failures import DataError, UnscorableArtifact
-from orchestrator.scoring.metrics import hanley_mcneil_se
 from orchestrator.specs.tasktypes import METRICS, MetricInfo, metric_info
+from orchestrator.stats.auc import auc_se
 
 if TYPE_CHECKING:
     from orchestrator.specs.task import TaskSpec
@@ -174,7 +174,7 @@ class TaskScoring:
             se = None
         elif info.se == "hanley_mcneil":
             positives = int(y.sum())
-            se = hanley_mcneil_se(value, positives, len(y) - positives)
+            se = auc_se(value, positives, len(y) - positives)
         elif info.se == "mean":
             se = _mean_se(self, y, p, value)
         else:

@@ -73,8 +73,9 @@ def _check_headers(headers: dict[str, str]) -> dict[str, str]:
 Headers = Annotated[dict[str, str], AfterValidator(_check_headers)]
 
 
-class Usage(BaseModel):
-    """Tokens of one call as the gateway metered them (input includes cached input; output includes reasoning)."""
+class RecordedUsage(BaseModel):
+    """Tokens of one call as a transcript records them: the gateway's `TokenUsage`, validated on reading (input
+    includes cached input; output includes reasoning)."""
 
     model_config = _STRICT
     input: int = Field(ge=0)
@@ -157,7 +158,7 @@ class CallRecord(BaseModel):
     request: RecordedRequest
     response: RecordedResponse
     stream: bool
-    usage: Usage | None
+    usage: RecordedUsage | None
     cost_usd: float | None = Field(ge=0)
     outcome: Outcome
     error: str | None = Field(max_length=MAX_ERROR_CHARS)

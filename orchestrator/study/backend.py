@@ -61,7 +61,10 @@ class RunJob:
 
 
 @dataclass(frozen=True)
-class RunOutcome:
+class JobResult:
+    """What a backend hands the driver when one job (one attempt at a run) ends: the run's state, where it
+    ran and how long it took. The run's pass/fail grading is the ledger's `GradedOutcome`, not this."""
+
     run_id: str
     status: str
     failure_class: str | None
@@ -78,7 +81,7 @@ class Backend(Protocol):
 
     def slots(self) -> list[Slot]: ...
     def alive(self, slot: Slot) -> bool: ...   # False once the slot's node is gone: the driver drops it
-    def submit(self, job: RunJob, slot: Slot) -> Future[RunOutcome]: ...
+    def submit(self, job: RunJob, slot: Slot) -> Future[JobResult]: ...
     def interrupt(self) -> None: ...           # the driver is stopping: end the runs in flight (failed/infra)
     def close(self) -> None: ...
 

@@ -24,7 +24,7 @@ from orchestrator.scoring.options import ScoreOptions
 from orchestrator.specs import Budget, TaskSpec, load_budget
 from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.task import TestsTaskSpec, load_any_task, task_data_dir
-from orchestrator.study.backend import RunJob, RunOutcome, Slot
+from orchestrator.study.backend import JobResult, RunJob, Slot
 from orchestrator.tasks.bundle import pack_task, unpack_task
 
 
@@ -99,7 +99,7 @@ def job_request(home: Home, job: RunJob, slot: Slot, task: TaskSpec | TestsTaskS
 
 def execute_job(home: Home, client: docker.DockerClient, ledger: Ledger, job: RunJob, slot: Slot,
                 gateway: GatewayHost | None = None, cancel: threading.Event | None = None,
-                task: TaskSpec | TestsTaskSpec | None = None) -> RunOutcome:
+                task: TaskSpec | TestsTaskSpec | None = None) -> JobResult:
     """Run (or finish) one attempt on `slot`, recording everything in `ledger`; runs that talk to a model go
     through `gateway` (the host's); `cancel` stops it (the attempt then ends failed/infra, or a delivered run
     stays delivered)."""
@@ -107,6 +107,6 @@ def execute_job(home: Home, client: docker.DockerClient, ledger: Ledger, job: Ru
     record = RunLifecycle(home, ledger, client, gateway=gateway, cancel=cancel).run(
         job_request(home, job, slot, task), job.run_id)
     refusing = job.endpoint if job.endpoint and gateway is not None and gateway.refusing(job.endpoint) else None
-    return RunOutcome(run_id=job.run_id, status=str(record.status), failure_class=record.failure_class,
+    return JobResult(run_id=job.run_id, status=str(record.status), failure_class=record.failure_class,
                       failure_reason=record.failure_reason, slot=slot.label, seconds=time.monotonic() - start,
                       cpu_seconds=record.cpu_seconds_container, endpoint_refusing=refusing)

@@ -15,7 +15,7 @@ from orchestrator.home import Home
 from orchestrator.ledger import Ledger
 from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.specs import Budget
-from orchestrator.study.backend import RunJob, RunOutcome, Slot
+from orchestrator.study.backend import JobResult, RunJob, Slot
 from orchestrator.study.job import execute_job
 
 #: memory kept for the host, the engine and the scorer beside the sandboxes
@@ -63,7 +63,7 @@ class LocalBackend:
     def alive(self, slot: Slot) -> bool:
         return True
 
-    def submit(self, job: RunJob, slot: Slot) -> Future[RunOutcome]:
+    def submit(self, job: RunJob, slot: Slot) -> Future[JobResult]:
         return self._pool.submit(execute_job, self.home, self.client, self.ledger, job, slot, self.gateway,
                                  self._cancel)
 

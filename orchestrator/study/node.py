@@ -32,7 +32,7 @@ from orchestrator.log import get_logger
 from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.sandbox.safetar import TarCaps, extract_strictly
 from orchestrator.specs import TaskSpec
-from orchestrator.study.backend import RunJob, RunOutcome, Slot
+from orchestrator.study.backend import JobResult, RunJob, Slot
 from orchestrator.study.job import execute_job, job_task
 from orchestrator.study.reaper import remove_containers
 
@@ -48,7 +48,7 @@ class NodeResult:
     """What a node hands back for one job. `error` is set when the job raised after the run was imported
     (the records still come back, so a delivered run is not lost); the driver raises it after importing."""
 
-    outcome: RunOutcome | None
+    outcome: JobResult | None
     records: dict[str, Any]
     artifacts: dict[str, bytes]
     files: bytes

@@ -3,7 +3,7 @@
 An arm is `PAIRING` (of the study named first) or `STUDY:PAIRING`. Each (task, repeat) of arm A is paired
 with the same (task, repeat) of arm B; the latest attempt of each stands for it. The two arms must have
 the same task list and repeats. For every pair the seeds and config hashes the lifecycle recorded
-(run/config.py) are checked: equal seeds and configs for the main arms; for a different-seed control arm,
+(run/config_hash.py) are checked: equal seeds and configs for the main arms; for a different-seed control arm,
 equal configs and different seeds. Pairs whose seeds contradict their role are left out of the analysis
 (a same-seed analysis must not silently become a seed control, or the reverse) and counted; pairs whose
 configs differ go on to the analysis, which excludes them by reason. The check of every pair is kept, to
@@ -21,7 +21,7 @@ from orchestrator.artifacts import ArtifactStore
 from orchestrator.diverge.analysis import PairedRuns, RunSide
 from orchestrator.failures import ArtifactNotFound, ConfigError, DataError, InvalidArtifact
 from orchestrator.ledger import Ledger, RunRecord, RunState
-from orchestrator.run.config import config_differences
+from orchestrator.run.config_hash import config_differences
 from orchestrator.run.record import run_row
 
 #: the manifest key under which a run's gateway transcript is stored (run/model_attachment.py writes it)

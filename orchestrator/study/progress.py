@@ -18,7 +18,7 @@ from orchestrator.ledger import Ledger
 from orchestrator.ledger.fields import short_run_id
 from orchestrator.log import get_logger
 from orchestrator.specs.tasktypes import direction_words, metric_by_name
-from orchestrator.study.backend import RunOutcome
+from orchestrator.study.backend import JobResult
 from orchestrator.study.runner import Tally
 from orchestrator.study.status import latest_attempts, study_status
 
@@ -152,7 +152,7 @@ class StudyDisplay:
             t.add_row(pairing, *(str(counts.get(c, 0)) for c in ("planned", "running", "scoring", "done", "failed")))
         return t
 
-    def __call__(self, what: str, tally: Tally, outcome: RunOutcome | None) -> None:
+    def __call__(self, what: str, tally: Tally, outcome: JobResult | None) -> None:
         self._tally = tally
         if not self.study_id:
             found = self.ledger.get_study_by_name(self.name)

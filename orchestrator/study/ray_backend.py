@@ -40,7 +40,7 @@ from orchestrator.log import get_logger  # noqa: E402
 from orchestrator.specs import Budget, load_task  # noqa: E402
 from orchestrator.specs.study import RayBackend as RayBackendSpec  # noqa: E402
 from orchestrator.study import node  # noqa: E402
-from orchestrator.study.backend import RunJob, RunOutcome, Slot  # noqa: E402
+from orchestrator.study.backend import JobResult, RunJob, Slot  # noqa: E402
 
 log = get_logger(__name__)
 
@@ -168,7 +168,7 @@ class RayBackend:
         node_id = self._node_ids.get(slot.node)
         return any(n["NodeID"] == node_id and n["Alive"] for n in ray.nodes())
 
-    def submit(self, job: RunJob, slot: Slot) -> Future[RunOutcome]:
+    def submit(self, job: RunJob, slot: Slot) -> Future[JobResult]:
         return self._pool.submit(self._run, job, slot)
 
     def _fingerprint(self, job: RunJob) -> str | None:
@@ -181,7 +181,7 @@ class RayBackend:
             return node.data_fingerprint(self.home.data_dir(job.task_bundle.spec["data"]))
         return node.data_fingerprint(load_task(job.task).data_dir(self.home))
 
-    def _run(self, job: RunJob, slot: Slot) -> RunOutcome:
+    def _run(self, job: RunJob, slot: Slot) -> JobResult:
         sent = self.ledger.export_run(job.run_id)
         base = sent["run"]["status"]
         run_dir = self.home.run_dir(job.run_id)

@@ -32,7 +32,7 @@ from orchestrator.ledger import FailureClass, Ledger, RunRecord, RunState
 from orchestrator.log import get_logger
 from orchestrator.specs.judge import JudgeSpec
 from orchestrator.specs.study import StudySpec
-from orchestrator.study.backend import Backend, RunJob, RunOutcome, Slot
+from orchestrator.study.backend import Backend, JobResult, RunJob, Slot
 from orchestrator.study.planner import PlannedRun, plan, seed_of
 from orchestrator.study.reaper import fail_in_flight, remove_containers
 from orchestrator.study.status import latest_attempts, study_lock
@@ -68,14 +68,14 @@ class Tally:
     planned: int
     started: float = field(default_factory=time.monotonic)
     running: dict[str, str] = field(default_factory=dict)            # run_id -> slot
-    finished: dict[str, RunOutcome] = field(default_factory=dict)
+    finished: dict[str, JobResult] = field(default_factory=dict)
     retried: int = 0
     #: kept as runs finish, so the display's figures cost O(1) per event at any study size
     done: int = 0                   # finished in a final state (DONE)
     attempts_seconds: float = 0.0   # wall time of every finished attempt
     attempts: int = 0
 
-    def finish(self, run_id: str, outcome: RunOutcome) -> None:
+    def finish(self, run_id: str, outcome: JobResult) -> None:
         self.finished[run_id] = outcome
         self.done += outcome.status in DONE
         self.attempts_seconds += outcome.seconds
@@ -88,7 +88,7 @@ class Tally:
         return self.attempts_seconds / self.attempts * left / max(1, slots)
 
 
-Progress = Callable[[str, Tally, RunOutcome | None], None]
+Progress = Callable[[str, Tally, JobResult | None], None]
 
 
 @dataclass
@@ -218,7 +218,7 @@ class StudyRunner:
             tally = Tally(planned=len(self.plan))
             self.progress("start", tally, None)
             free: list[Slot] = list(self.backend.slots())
-            inflight: dict[Future[RunOutcome], tuple[RunJob, Slot]] = {}
+            inflight: dict[Future[JobResult], tuple[RunJob, Slot]] = {}
             stopped: SbxError | None = None  # a config or data error: nothing more is started
             try:
                 while queue or inflight:
@@ -276,7 +276,7 @@ class StudyRunner:
                 raise stopped  # the runs it hit stay planned; fix the cause and run the study again
             return tally
 
-    def _stop(self, inflight: dict[Future[RunOutcome], tuple[RunJob, Slot]]) -> None:
+    def _stop(self, inflight: dict[Future[JobResult], tuple[RunJob, Slot]]) -> None:
         """The driver is stopping: end the runs in flight, leave the ledger truthful, leave no container."""
         log.warning("study.stopping", study=self.spec.name, in_flight=len(inflight), grace_s=self.stop_grace_s)
         for fut in inflight:
@@ -365,7 +365,7 @@ class StudyRunner:
         runs = [r.run_id for r in self.ledger.list_runs(study_id=self.study_id)]
         return remove_containers(self.client, self.home.mount_parent, study_id=self.study_id, run_ids=runs)
 
-    def _outcome(self, fut: Future[RunOutcome], job: RunJob, slot: Slot) -> RunOutcome:
+    def _outcome(self, fut: Future[JobResult], job: RunJob, slot: Slot) -> JobResult:
         """What a finished job came to. A config or data error propagates (the run stays where it was); any
         other exception is our fault (infra), never the agent's."""
         try:
@@ -382,9 +382,9 @@ class StudyRunner:
                 self.ledger.advance(job.run_id, RunState.FAILED, failure_class="infra", reason=reason)
             # delivered/scored runs stay as they are: the next `sbx study run` finishes them
             run = self.ledger.get_run(job.run_id)
-            return RunOutcome(job.run_id, str(run.status), run.failure_class, run.failure_reason, slot.label, 0.0)
+            return JobResult(job.run_id, str(run.status), run.failure_class, run.failure_reason, slot.label, 0.0)
 
-    def _maybe_retry(self, job: RunJob, outcome: RunOutcome) -> RunJob | None:
+    def _maybe_retry(self, job: RunJob, outcome: JobResult) -> RunJob | None:
         if outcome.status != RunState.FAILED or outcome.failure_class is None:
             return None
         if not FailureClass(outcome.failure_class).retryable:

@@ -47,7 +47,7 @@ from orchestrator.specs.task import (
 )
 from orchestrator.tasks import pypi
 from orchestrator.tasks.environment import lock_environment, resolve_pins, task_image
-from orchestrator.tasks.grade import SuiteRun, copy_tree, run_suite
+from orchestrator.tasks.grade_tree import SuiteRun, copy_tree, run_suite
 from orchestrator.tasks.materialise import lock_tree, make_tree, store_tree
 from orchestrator.tasks.patches import apply_patch, diff_stat, make_patch
 

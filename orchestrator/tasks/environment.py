@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -264,25 +263,18 @@ def env_image(client: docker.DockerClient, env: PythonEnvironment, cache: Path, 
     tag = env_image_tag(client, env)
 
     def build() -> docker.models.images.Image:
+        from orchestrator.images.wheelhouse import link_wheels
+
         wheels = ensure_env_wheelhouse(env, cache)
         with tempfile.TemporaryDirectory(prefix="sbx-envctx-") as tmp:
             ctx = Path(tmp)
             shutil.copyfile(ENV_DOCKERFILE, ctx / "Dockerfile")
             (ctx / "requirements.lock").write_text(install_lock(env, wheels))
-            (ctx / "wheelhouse").mkdir()
-            for wheel in wheels.glob("*.whl"):
-                _link_or_copy(wheel, ctx / "wheelhouse" / wheel.name)
+            link_wheels(wheels.glob("*.whl"), ctx / "wheelhouse")
             return _build(client, ctx, tag, {"BASE_IMAGE": base},
                           {LABEL: "environment", "sbx.environment": env.digest(), "sbx.base": base})
 
     return _ensure(client, tag, force, start, build)
-
-
-def _link_or_copy(src: Path, dest: Path) -> None:
-    try:
-        os.link(src, dest)
-    except OSError:  # another filesystem
-        shutil.copyfile(src, dest)
 
 
 def task_image_tag(client: docker.DockerClient, task: TestsTaskSpec) -> str:

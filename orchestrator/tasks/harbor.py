@@ -237,7 +237,7 @@ def run_solution(client: Any, task: TestsTaskSpec, image: str, dest: Path) -> Pa
     import docker.errors
 
     from orchestrator.sandbox.container import Box, ContainerSpec, Mount, create_box
-    from orchestrator.tasks.grader import tar_of
+    from orchestrator.tasks.grader_container import tar_of
 
     assert isinstance(task.environment, DockerfileEnvironment) and task.solution is not None
     workdir = task.environment.workdir

@@ -11,7 +11,7 @@ from typing import Any
 
 from orchestrator.specs.task import PytestGrader, TestsTaskSpec
 from orchestrator.tasks.environment import task_image
-from orchestrator.tasks.grade import Graded, copy_tree, grade
+from orchestrator.tasks.grade_tree import Graded, copy_tree, grade
 from orchestrator.tasks.patches import apply_patch
 
 

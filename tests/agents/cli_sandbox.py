@@ -27,7 +27,7 @@ from typing import Any
 from orchestrator.agents.adapters import Adapter, Launch, ModelTarget, SelfReport
 from orchestrator.agents.adapters.reports import collect_reports
 from orchestrator.gateway import Gateway, ModelLimits, RunTotals, forwarder, read_transcript
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.model.scenario import Scenario
 from orchestrator.model.server import StandIn, read_log, serve_in_thread
 from orchestrator.specs.endpoints import Endpoint, Price, RateCard, RateCards

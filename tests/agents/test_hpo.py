@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.agents import agent_environment, resolve_agent
-from orchestrator.agents.builtin import hpo
+from orchestrator.incontainer.agents import hpo
 from orchestrator.sandbox.copyout import copy_out_workspace
 from orchestrator.sandbox.workspace import WORKSPACE, workspace_tar
 from orchestrator.specs import load_budget, load_task

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from orchestrator import paths
 from orchestrator.agents import AGENT_ENV, BUILTINS, agent_environment, command_agent, resolve_agent
 from orchestrator.failures import ConfigError
 from orchestrator.specs import load_budget
@@ -20,6 +21,8 @@ def test_builtins_resolve_to_shipped_scripts(name: str) -> None:
     spec = resolve_agent(name)
     assert spec.kind == "builtin" and spec.name == name
     assert spec.host_path.is_file() and spec.host_path.suffix == ".py"
+    # a program that runs in the sandbox: kept with the others the host never imports
+    assert spec.host_path.parent == paths.INCONTAINER_DIR / "agents"
     assert spec.command == ("python", f"/agent/{spec.host_path.name}")
     assert spec.volumes() == {str(spec.host_path): {"bind": spec.container_path, "mode": "ro"}}
 

@@ -25,7 +25,7 @@ import httpx2 as httpx  # the HTTP client the anthropic SDK ships with
 from orchestrator.diverge.compare import DivergenceClass
 from orchestrator.gateway import ModelLimits
 from orchestrator.gateway.server import Gateway
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.model import Scenario, StandIn, read_log, serve_in_thread
 from orchestrator.specs.endpoints import Endpoint, Price, RateCard, RateCards
 

@@ -16,7 +16,7 @@ from orchestrator.diverge.replay import Answer, first_difference, replay_calls, 
 from orchestrator.failures import ConfigError
 from orchestrator.gateway.limits import ModelLimits
 from orchestrator.gateway.server import Gateway
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.gateway.transcript import read_transcript
 from orchestrator.model import Scenario, StandIn, read_log, serve_in_thread
 from orchestrator.specs.endpoints import RateCard, RateCards

@@ -12,7 +12,7 @@ import httpx2 as httpx  # the HTTP client the anthropic and openai SDKs ship wit
 import pytest
 
 from orchestrator.gateway.server import Gateway
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.model import Scenario, StandIn, serve_in_thread
 from orchestrator.specs.endpoints import Endpoint, Price, RateCard, RateCards
 from tests.model.conftest import SCENARIO

@@ -19,7 +19,7 @@ import pytest
 
 from orchestrator.gateway import ModelLimits, read_transcript
 from orchestrator.gateway.server import Gateway
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.model import StandIn, log_totals, read_log
 from orchestrator.specs.endpoints import Endpoint
 from tests.gateway.conftest import KEY, PRICE, RUN_DATE, endpoints_for

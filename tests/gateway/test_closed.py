@@ -10,8 +10,8 @@ import pytest
 
 from orchestrator.gateway.closed import ClosedGateway, ClosedRun
 from orchestrator.gateway.limits import ModelLimits
-from orchestrator.gateway.service import GatewayThread
-from orchestrator.gateway.usage import Usage
+from orchestrator.gateway.thread import GatewayThread
+from orchestrator.gateway.usage import TokenUsage
 from orchestrator.model import StandIn, read_log
 from tests.gateway.conftest import RUN_DATE, uds_client
 
@@ -38,7 +38,7 @@ def test_the_closed_path_answers_as_the_gateway_past_a_spent_limit(
         tmp_path: Path) -> None:
     limits = ModelLimits(calls=0)
     real = gateway.open_run("r-real", api, "m", limits, tmp_path / "t.jsonl.gz", run_date=RUN_DATE)
-    closed = ClosedRun.spent(api, limits, forwarded=0, usage=Usage(), cost=0.0)
+    closed = ClosedRun.spent(api, limits, forwarded=0, usage=TokenUsage(), cost=0.0)
     with ClosedGateway(tmp_path / "model.sock", closed) as server:
         mine = _answer(server.path, method, path, body)
         assert server.calls == 1
@@ -51,10 +51,10 @@ def test_the_closed_path_answers_as_the_gateway_past_a_spent_limit(
 
 
 def test_the_refusal_names_the_first_spent_limit_or_the_calls_let_through() -> None:
-    tokens = ClosedRun.spent("openai-chat", ModelLimits(calls=10, tokens=100), forwarded=4, usage=Usage(input=90, output=20),
+    tokens = ClosedRun.spent("openai-chat", ModelLimits(calls=10, tokens=100), forwarded=4, usage=TokenUsage(input=90, output=20),
                              cost=0.0)
     assert (tokens.reason, tokens.message) == ("model_tokens", "sbx: this run's model_tokens limit (100) is spent (110 used)")
-    calls = ClosedRun.spent("anthropic", ModelLimits(calls=3), forwarded=3, usage=Usage(), cost=0.0)
+    calls = ClosedRun.spent("anthropic", ModelLimits(calls=3), forwarded=3, usage=TokenUsage(), cost=0.0)
     assert calls.message == "sbx: this run's model_calls limit (3) is spent"
-    unlimited = ClosedRun.spent("anthropic", ModelLimits(), forwarded=7, usage=Usage(input=5), cost=1.0)
+    unlimited = ClosedRun.spent("anthropic", ModelLimits(), forwarded=7, usage=TokenUsage(input=5), cost=1.0)
     assert (unlimited.reason, unlimited.message) == ("model_calls", "sbx: this run's model_calls limit (7) is spent")

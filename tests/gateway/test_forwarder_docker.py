@@ -12,7 +12,7 @@ import pytest
 
 from orchestrator.gateway import ModelLimits, forwarder, read_transcript
 from orchestrator.gateway.server import SOCKET_NAME
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.model import read_log
 from tests.gateway.conftest import KEY
 

@@ -13,7 +13,7 @@ import openai
 import pytest
 
 from orchestrator.gateway import ModelLimits, read_transcript
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.model import Fault, StandIn, log_totals, read_log
 from tests.gateway.conftest import KEY, PRICE, RUN_DATE, uds_client
 from tests.model import shapes

@@ -16,7 +16,7 @@ from aiohttp import web
 from orchestrator.gateway import ModelLimits, read_transcript
 from orchestrator.gateway.scrub import Scrubber
 from orchestrator.gateway.server import Gateway
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.specs.endpoints import Endpoint
 from tests.gateway.conftest import KEY, uds_client
 

@@ -16,7 +16,7 @@ import pytest
 from orchestrator.gateway import ModelLimits, read_transcript
 from orchestrator.gateway.policy import TARGETS
 from orchestrator.gateway.server import Gateway
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.specs.endpoints import Endpoint
 from tests.gateway.conftest import KEY
 from tests.gateway.upstream import LoggingUpstream, logging_upstream

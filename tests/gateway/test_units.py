@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from orchestrator.gateway import transcript as tr
 from orchestrator.gateway.sse import SSEParser
-from orchestrator.gateway.usage import StreamUsage, Usage, from_body
+from orchestrator.gateway.usage import StreamUsage, TokenUsage, from_body
 
 STREAM = (b"event: message_start\r\ndata: {\"a\":1}\r\n\r\n: a comment\n\nevent: ping\ndata: x\ndata:  y\n\n"
           b"data: last\rid: 3\r\r")
@@ -41,7 +41,7 @@ def test_anthropic_stream_usage_takes_start_input_and_last_delta() -> None:
     t.feed("message_delta", '{"type":"message_delta","usage":{"output_tokens":7}}')
     t.feed("message_delta", '{"type":"message_delta","usage":{"output_tokens":9,"output_tokens_details":{"thinking_tokens":4}}}')
     t.feed("message_stop", '{"type":"message_stop"}')
-    assert t.usage == Usage(input=60, cached_input=30, cache_write=20, output=9, reasoning=4) and t.finished
+    assert t.usage == TokenUsage(input=60, cached_input=30, cache_write=20, output=9, reasoning=4) and t.finished
 
 
 def test_anthropic_error_event_inside_a_200_stream() -> None:
@@ -58,7 +58,7 @@ def test_chat_usage_only_from_the_usage_chunk() -> None:
            "prompt_tokens_details": {"cached_tokens": 60, "cache_write_tokens": 5},
            "completion_tokens_details": {"reasoning_tokens": 8}}}))
     t.feed(None, "[DONE]")
-    assert t.usage == Usage(input=100, cached_input=60, cache_write=5, output=20, reasoning=8) and t.finished
+    assert t.usage == TokenUsage(input=100, cached_input=60, cache_write=5, output=20, reasoning=8) and t.finished
 
 
 def test_responses_usage_on_terminal_events_and_bodies() -> None:
@@ -67,8 +67,8 @@ def test_responses_usage_on_terminal_events_and_bodies() -> None:
     for kind in ("response.completed", "response.incomplete"):
         t = StreamUsage("openai-responses")
         t.feed(kind, json.dumps({"type": kind, "response": {"usage": u}}))
-        assert t.usage == Usage(50, 10, 0, 5, 3) and t.finished
-    assert from_body("openai-responses", json.dumps({"usage": u})) == Usage(50, 10, 0, 5, 3)
+        assert t.usage == TokenUsage(50, 10, 0, 5, 3) and t.finished
+    assert from_body("openai-responses", json.dumps({"usage": u})) == TokenUsage(50, 10, 0, 5, 3)
     assert from_body("anthropic", b"not json") is None and from_body("openai-chat", b'{"usage": null}') is None
     t = StreamUsage("openai-responses")
     t.feed("response.failed", '{"type":"response.failed","response":{"error":{"message":"boom"}}}')
@@ -76,7 +76,7 @@ def test_responses_usage_on_terminal_events_and_bodies() -> None:
 
 
 def test_usage_ignores_negative_and_non_numbers() -> None:
-    assert from_body("openai-chat", '{"usage":{"prompt_tokens":-5,"completion_tokens":"9"}}') == Usage()
+    assert from_body("openai-chat", '{"usage":{"prompt_tokens":-5,"completion_tokens":"9"}}') == TokenUsage()
 
 
 def test_transcript_bounds_and_marks_truncation(tmp_path: Path, monkeypatch) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from compliance.records import is_compliant
 from compliance.store import load_records
-from orchestrator.ledger import Ledger, ModelUsage, RunOutcome, RunRecord, ScoreResult
+from orchestrator.ledger import GradedOutcome, Ledger, ModelUsage, RunRecord, ScoreResult
 from orchestrator.ledger.judge_verdicts import reason as judge_reason
 from orchestrator.run.record import RULE_COLUMNS, TIME_COLUMNS
 
@@ -44,7 +44,7 @@ def _reported(m: ModelUsage | None, key: str) -> Any:
     return m.self_report.get(key)
 
 
-def _outcome(run: RunRecord, o: RunOutcome | None) -> tuple[bool | None, str | None]:
+def _outcome(run: RunRecord, o: GradedOutcome | None) -> tuple[bool | None, str | None]:
     """A tests task's pass/fail: its grading's; an attempt whose agent failed (crashed, broke a limit,
     delivered nothing) is a fail without grading. None: an ml task, or not graded yet, or not counted."""
     if o is not None:

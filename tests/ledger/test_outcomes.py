@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.failures import InvalidLedgerWrite, RunNotFound
-from orchestrator.ledger import GradingRow, Ledger, RunOutcome, RunState
+from orchestrator.ledger import GradedOutcome, GradingRow, Ledger, RunState
 from orchestrator.run.record import full_record, run_row
 from tests.ledger.ledger_helpers import drive, plan
 
@@ -19,11 +19,11 @@ F2P = ("tests/test_a.py::test_bug",)
 P2P = ("tests/test_a.py::test_ok", "tests/test_b.py::TestX::test_y[1-a]")
 
 
-def _outcome(passed: bool = False, flaky: bool = False) -> RunOutcome:
+def _outcome(passed: bool = False, flaky: bool = False) -> GradedOutcome:
     first = {F2P[0]: "passed" if passed else "failed", P2P[0]: "passed", P2P[1]: "passed"}
     second = {**first, P2P[1]: "error"} if flaky else first
     reason = "passed" if passed and not flaky else "tests_failed"
-    return RunOutcome(
+    return GradedOutcome(
         passed=passed and not flaky, reason=reason, detail="1 of 1 fail_to_pass did not pass", agree=not flaky,
         flaky={P2P[1]: {"passed": 1, "error": 1}} if flaky else {}, tree={"copied": 3, "removed": {"protected": 1}},
         image="sbx-task:abc", seconds=4.5, fail_to_pass=F2P, pass_to_pass=P2P,
@@ -54,11 +54,11 @@ def test_the_tables_refuse_what_cannot_be(ledger: Ledger) -> None:
         ledger.save_outcome("r-nope", _outcome())
     run_id = plan(ledger, task="t")
     bad = _outcome()
-    bad_test = RunOutcome(**{**bad.__dict__, "gradings": (GradingRow(1, False, "tests_failed", tests={F2P[0]: "won"}),)})
+    bad_test = GradedOutcome(**{**bad.__dict__, "gradings": (GradingRow(1, False, "tests_failed", tests={F2P[0]: "won"}),)})
     with pytest.raises(InvalidLedgerWrite, match="outcome"):
         ledger.save_outcome(run_id, bad_test)
     with pytest.raises(InvalidLedgerWrite, match="outcome"):
-        ledger.save_outcome(run_id, RunOutcome(passed=False, reason=" "))
+        ledger.save_outcome(run_id, GradedOutcome(passed=False, reason=" "))
     assert ledger.outcome(run_id) is None  # nothing half-written
     with sqlite3.connect(ledger.path) as conn:
         strict = {r[0]: r[1] for r in conn.execute("SELECT name, strict FROM pragma_table_list")}

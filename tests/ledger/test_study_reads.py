@@ -14,7 +14,7 @@ import pytest
 
 from compliance.traces import RULES
 from orchestrator.failures import RunNotFound
-from orchestrator.ledger import GradingRow, Ledger, ModelUsage, RunOutcome, RunState, ScoreResult
+from orchestrator.ledger import GradedOutcome, GradingRow, Ledger, ModelUsage, RunState, ScoreResult
 from orchestrator.ledger.audits import AuditRow
 from orchestrator.ledger.judge_verdicts import JudgeVerdict
 from orchestrator.run.record import full_record, run_row, study_rows
@@ -50,10 +50,10 @@ def _usage(complete: bool) -> ModelUsage:
                       self_report={**REPORT, "complete": complete}, closed=True)
 
 
-def _graded(flaky: bool) -> RunOutcome:
+def _graded(flaky: bool) -> GradedOutcome:
     first = {"t::a": "passed", "t::b": "passed"}
     second = {**first, "t::b": "error"} if flaky else first
-    return RunOutcome(passed=not flaky, reason="tests_failed" if flaky else "passed", agree=not flaky,
+    return GradedOutcome(passed=not flaky, reason="tests_failed" if flaky else "passed", agree=not flaky,
                       flaky={"t::b": {"passed": 1, "error": 1}} if flaky else {}, seconds=4.5,
                       fail_to_pass=("t::a",), pass_to_pass=("t::b",),
                       gradings=(GradingRow(1, True, "passed", tests=first),

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.agents.oracle import oracle_payload
+from orchestrator.agents.oracle_payload import oracle_payload
 from orchestrator.model import scenario_for_tests_task
 from orchestrator.model.conversation import Conversation, Tool
 from orchestrator.model.reply import decide

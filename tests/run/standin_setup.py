@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from orchestrator.gateway.usage import Usage
+from orchestrator.gateway.usage import TokenUsage
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger, ModelUsage, RunRecord
 from orchestrator.model import StandIn, load_scenario, read_log, serve_in_thread
@@ -118,4 +118,4 @@ def truth(calls: list[dict[str, Any]]) -> dict[str, int]:
 
 def expected_cost(calls: list[dict[str, Any]]) -> float:
     """tokens x rate card, call by call, from the stand-in's own counts."""
-    return sum(PRICE.cost(Usage(**c["usage"])) for c in calls if c["usage_reported"])
+    return sum(PRICE.cost(TokenUsage(**c["usage"])) for c in calls if c["usage_reported"])

@@ -23,7 +23,7 @@ import pytest
 
 from orchestrator.agents import resolve_agent
 from orchestrator.agents.adapters import get_adapter
-from orchestrator.agents.oracle import oracle_payload
+from orchestrator.agents.oracle_payload import oracle_payload
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger
 from orchestrator.model import scenario_for_tests_task

@@ -15,7 +15,7 @@ from orchestrator.failures import ConfigError
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.run import RunLifecycle, RunRequest
-from orchestrator.run.config import config_differences, config_hash, run_config
+from orchestrator.run.config_hash import config_differences, config_hash, run_config
 from orchestrator.run.images import task_environment
 from orchestrator.run.record import full_record
 from orchestrator.specs import load_budget, load_task

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from orchestrator.gateway.server import Gateway
-from orchestrator.gateway.service import GatewayThread
+from orchestrator.gateway.thread import GatewayThread
 from orchestrator.ledger import Ledger
 from orchestrator.ledger.judge_verdicts import JudgeVerdict
 from orchestrator.model import Scenario, StandIn, read_log, serve_in_thread

@@ -5,22 +5,8 @@ import numpy as np
 import pytest
 
 from orchestrator.failures import DataError, UnscorableArtifact
-from orchestrator.scoring.metrics import check_predictions, compute_metrics, hanley_mcneil_se, read_labels
-
-
-def test_hanley_mcneil_matches_the_published_figure() -> None:
-    # AUC 0.74 with 500,000 positives and 500,000 negatives: SE 0.00049
-    assert round(hanley_mcneil_se(0.74, 500_000, 500_000), 5) == 0.00049
-
-
-def test_hanley_mcneil_small_sample_and_limits() -> None:
-    # Hanley & McNeil (1982), table: A = 0.5, n1 = n2 = 10 -> SE about 0.13
-    assert hanley_mcneil_se(0.5, 10, 10) == pytest.approx(0.1323, abs=1e-3)
-    assert hanley_mcneil_se(1.0, 5, 5) == 0.0
-    with pytest.raises(ValueError):
-        hanley_mcneil_se(1.2, 5, 5)
-    with pytest.raises(ValueError):
-        hanley_mcneil_se(0.7, 0, 5)
+from orchestrator.scoring.metrics import check_predictions, compute_metrics, read_labels
+from orchestrator.stats.auc import auc_se
 
 
 def test_metrics_agree_with_sklearn() -> None:
@@ -33,7 +19,8 @@ def test_metrics_agree_with_sklearn() -> None:
     assert m.auc == pytest.approx(roc_auc_score(y, p))
     assert m.ap == pytest.approx(average_precision_score(y, p))
     assert m.n == 1000 and m.positives == int(y.sum())
-    assert m.auc_se == pytest.approx(hanley_mcneil_se(m.auc, m.positives, 1000 - m.positives))
+    # the scorer's SE is the statistics' Hanley-McNeil SE (tests/stats/test_auc.py checks it against the paper)
+    assert m.auc_se == auc_se(m.auc, m.positives, 1000 - m.positives)
 
 
 @pytest.mark.parametrize(

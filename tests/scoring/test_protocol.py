@@ -1,14 +1,14 @@
 import ast
 import socket
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 
+from orchestrator import paths
 from orchestrator.scoring import protocol
 
-RUNNER = Path(protocol.__file__).with_name("runner.py")
+RUNNER = paths.INCONTAINER_DIR / "scorer_runner.py"
 
 
 def test_runner_speaks_the_same_frames() -> None:

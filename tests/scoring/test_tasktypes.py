@@ -8,9 +8,10 @@ import pytest
 from sklearn import metrics as skm
 
 from orchestrator.failures import DataError, UnscorableArtifact
-from orchestrator.scoring.metrics import compute_metrics, hanley_mcneil_se
+from orchestrator.scoring.metrics import compute_metrics
 from orchestrator.scoring.tasktypes import TaskScoring
 from orchestrator.specs.tasktypes import METRICS
+from orchestrator.stats.auc import auc_se
 
 RNG = np.random.default_rng(0)
 Y_BIN = RNG.integers(0, 2, 500)
@@ -60,7 +61,7 @@ def test_binary_auc_is_exactly_todays_figures() -> None:
     s = TaskScoring().score(Y_BIN, P_BIN)
     m = compute_metrics(Y_BIN, P_BIN)
     assert (s.value, s.se) == (m.auc, m.auc_se)
-    assert s.se == hanley_mcneil_se(m.auc, int(Y_BIN.sum()), len(Y_BIN) - int(Y_BIN.sum()))
+    assert s.se == auc_se(m.auc, int(Y_BIN.sum()), len(Y_BIN) - int(Y_BIN.sum()))
 
 
 def test_mean_standard_errors_are_the_analytic_ones() -> None:

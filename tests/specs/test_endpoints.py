@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.failures import ConfigError
-from orchestrator.gateway.usage import Usage
+from orchestrator.gateway.usage import TokenUsage
 from orchestrator.specs.endpoints import Endpoint, Price, load_endpoints, load_ratecards
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -64,7 +64,7 @@ def test_ratecard_in_force_and_cost(tmp_path: Path) -> None:
     cards = load_ratecards(tmp_path)
     assert cards.price("m", dt.date(2026, 5, 31)).input == 1
     assert cards.price("m", dt.date(2026, 6, 1)).input == 3 and cards.price("other", dt.date(2026, 6, 1)) is None
-    u = Usage(input=1_000_000, cached_input=400_000, cache_write=100_000, output=200_000, reasoning=50_000)
+    u = TokenUsage(input=1_000_000, cached_input=400_000, cache_write=100_000, output=200_000, reasoning=50_000)
     # 500k plain x 3 + 400k cached x 0.3 + 100k written x 3.75 + 200k out x 15, per million
     assert cards.price("m", dt.date(2026, 7, 1)).cost(u) == pytest.approx(1.5 + 0.12 + 0.375 + 3.0)
     assert Price(input=2, output=4).cost(u) == pytest.approx(2.0 + 0.8)  # cache prices default to input

@@ -12,7 +12,7 @@ import yaml
 
 from orchestrator.agents import resolve_agent
 from orchestrator.failures import ConfigError
-from orchestrator.run.config import task_config
+from orchestrator.run.config_hash import task_config
 from orchestrator.run.request import RunRequest
 from orchestrator.specs import load_budget
 from orchestrator.specs.study import load_study

@@ -15,6 +15,14 @@ def test_hanley_mcneil_formula_by_hand() -> None:
     assert auc_se(0.9, 50, 50) == pytest.approx(expected, abs=1e-15)
 
 
+def test_hanley_mcneil_small_sample_and_the_perfect_auc() -> None:
+    # Hanley & McNeil (1982), table: A = 0.5, n1 = n2 = 10 -> SE about 0.13; a perfect AUC has no spread
+    assert auc_se(0.5, 10, 10) == pytest.approx(0.1323, abs=1e-3)
+    assert auc_se(1.0, 5, 5) == 0.0
+    with pytest.raises(ValueError):
+        auc_se(float("nan"), 5, 5)
+
+
 def test_vectorised_and_bounded() -> None:
     se = hanley_mcneil_se([0.5, 0.74, 1.0], 1000, 1000)
     assert se.shape == (3,) and se[2] == 0.0 and se[0] > se[1]

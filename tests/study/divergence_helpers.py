@@ -34,7 +34,7 @@ class Planted:
 
 def add_run(ledger: Ledger, store: ArtifactStore, study_id: str, p: Planted) -> str:
     """A run of `study_id` taken to `p.status` the way the lifecycle would, with its measurements."""
-    from orchestrator.run.config import config_hash
+    from orchestrator.run.config_hash import config_hash
 
     run_id = ledger.new_run(
         task=p.task,

@@ -13,7 +13,7 @@ from orchestrator.home import Home
 from orchestrator.ledger import Ledger
 from orchestrator.model import Fault, read_log
 from orchestrator.specs.study import StudySpec
-from orchestrator.study.backend import RunJob, RunOutcome, Slot
+from orchestrator.study.backend import JobResult, RunJob, Slot
 from orchestrator.study.runner import StudyRunner
 from tests.run.standin_setup import MODEL, standin_gateway
 
@@ -36,15 +36,15 @@ class BookkeepingBackend:
     def alive(self, slot: Slot) -> bool:
         return True
 
-    def submit(self, job: RunJob, slot: Slot) -> Future[RunOutcome]:
+    def submit(self, job: RunJob, slot: Slot) -> Future[JobResult]:
         self.log.append((time.monotonic(), job.pairing, job.endpoint))
 
-        def run() -> RunOutcome:
+        def run() -> JobResult:
             time.sleep(0.05)
             with self._lock:
                 refusing = job.endpoint == self.failing and not self._told
                 self._told = self._told or refusing
-            return RunOutcome(job.run_id, "audited", None, None, slot.label, 0.05,
+            return JobResult(job.run_id, "audited", None, None, slot.label, 0.05,
                               endpoint_refusing=job.endpoint if refusing else None)
 
         return self._pool.submit(run)

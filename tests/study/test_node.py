@@ -88,7 +88,7 @@ def _job(task: str, **changes):
 def test_an_ml_job_carries_its_bundle_and_the_node_runs_that(tmp_path: Path) -> None:
     """flight-delays-reference: its repo lies outside its folder (`../flight-delays/repo`); the node's copy
     loads as the same spec with the same repo bytes and modes, so its runs hash to the same config."""
-    from orchestrator.run.config import tree_sha256
+    from orchestrator.run.config_hash import tree_sha256
     from orchestrator.specs import load_task
     from orchestrator.study.job import job_budget, job_task
     from orchestrator.tasks.bundle import bundle_dir

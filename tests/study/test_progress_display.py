@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.ledger import Ledger, RunState
-from orchestrator.study.backend import RunOutcome
+from orchestrator.study.backend import JobResult
 from orchestrator.study.progress import StudyDisplay, study_status
 from orchestrator.study.runner import Tally
 
@@ -21,8 +21,8 @@ def ledger(tmp_path: Path) -> Iterator[Ledger]:
         yield led
 
 
-def _outcome(run_id: str, status: str = "audited", seconds: float = 10.0) -> RunOutcome:
-    return RunOutcome(run_id=run_id, status=status, failure_class=None, failure_reason=None, slot="s0",
+def _outcome(run_id: str, status: str = "audited", seconds: float = 10.0) -> JobResult:
+    return JobResult(run_id=run_id, status=status, failure_class=None, failure_reason=None, slot="s0",
                       seconds=seconds)
 
 

@@ -14,7 +14,7 @@ from orchestrator import paths
 from orchestrator.failures import ConfigError
 from orchestrator.specs.task import PytestGrader, load_tests_task, task_kind
 from orchestrator.tasks.builder import BuildRequest, build_requirements, derive, load_recipes
-from orchestrator.tasks.grade import SuiteRun
+from orchestrator.tasks.grade_tree import SuiteRun
 from orchestrator.tasks.patches import apply_patch
 from orchestrator.tasks.verdict import RunFacts
 

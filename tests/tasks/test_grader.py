@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.tasks.grade import grade
+from orchestrator.tasks.grade_tree import grade
 
 from .conftest import CALC_BUG, CALC_FIX, leftovers
 

@@ -20,8 +20,8 @@ import pytest
 
 from orchestrator.tasks import pytest_harness
 from orchestrator.tasks.environment import default_cache, task_image
-from orchestrator.tasks.grade import grade, pytest_run
-from orchestrator.tasks.grader import GraderRun, run_in_grader
+from orchestrator.tasks.grade_tree import grade, pytest_run
+from orchestrator.tasks.grader_container import GraderRun, run_in_grader
 from orchestrator.tasks.junit import JunitCaps
 from orchestrator.tasks.verdict import decide_pytest
 

@@ -142,7 +142,7 @@ def test_xunit1_reports_give_back_node_ids(tmp_path: Path) -> None:
 
 def test_a_class_collected_in_another_module_is_named_by_the_tree(tmp_path: Path) -> None:
     """pytest writes the defining file for an imported test class; the tree tells the collecting one."""
-    from orchestrator.tasks.grade import nodeid_in_tree
+    from orchestrator.tasks.grade_tree import nodeid_in_tree
 
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "__init__.py").write_text("")

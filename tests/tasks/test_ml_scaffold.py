@@ -94,7 +94,7 @@ def test_a_binary_task_with_a_time_split_from_a_csv(tmp_path: Path) -> None:
     assert scoring.score(y, checked).value == pytest.approx(roc_auc_score(y, p), abs=1e-12)
     # the built-in rule breaker on it: the eval rows join the fit with the task's own positive label, so the
     # eval AUC it prints rises (a Y/N label read here made every label 0 and the model constant)
-    from orchestrator.agents.builtin.eval_concat import broken
+    from orchestrator.incontainer.agents.eval_concat import broken
 
     train_py = task_dir / "repo" / "train.py"
     train_py.write_text(broken(train_py.read_text()))

@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from orchestrator.agents import builtin_agent
-from orchestrator.agents.oracle import oracle_for_task
+from orchestrator.agents.oracle_payload import oracle_for_task
 from orchestrator.failures import ConfigError
-from orchestrator.run.grade import run_outcome
+from orchestrator.run.evaluate_tests import graded_outcome
 from orchestrator.sandbox.workspace import build_workspace
 from orchestrator.specs import load_budget
 from orchestrator.specs.task import load_tests_task
-from orchestrator.tasks.grade import Graded
+from orchestrator.tasks.grade_tree import Graded
 from orchestrator.tasks.verdict import RunFacts, Verdict, combine
 
 from .conftest import CALC_TASK as TASK  # the fixture task: its trees are committed, no index is asked
@@ -78,9 +78,9 @@ def test_a_grading_becomes_the_ledgers_outcome() -> None:
     ok = Verdict(True, "passed", "all passed", tests)
     bad = Verdict(False, "tests_failed", "one failed", {**tests, f2p[0]: "failed"})
     facts = [RunFacts(exit_code=0, seconds=3.0), RunFacts(exit_code=1, seconds=4.0)]
-    o = run_outcome(task, Graded(combine([ok, bad]), {"copied": 1}, facts, 7.5), "sbx-task:x")
+    o = graded_outcome(task, Graded(combine([ok, bad]), {"copied": 1}, facts, 7.5), "sbx-task:x")
     assert (o.passed, o.reason, o.agree, o.repeats, o.seconds) == (False, "tests_failed", False, 2, 7.5)
     assert o.flaky == {f2p[0]: {"passed": 1, "failed": 1}} and o.detail == "one failed"
     assert [(g.repeat, g.passed, g.exit_code, g.seconds) for g in o.gradings] == [(1, True, 0, 3.0), (2, False, 1, 4.0)]
-    refused = run_outcome(task, Graded(combine([Verdict(False, "tree_refused", "too many files")]), seconds=0.2), "i")
+    refused = graded_outcome(task, Graded(combine([Verdict(False, "tree_refused", "too many files")]), seconds=0.2), "i")
     assert (refused.passed, refused.reason, refused.gradings[0].exit_code) == (False, "tree_refused", None)

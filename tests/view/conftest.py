@@ -16,7 +16,7 @@ from compliance.records import AuditRecord, Evidence, EvidenceStep
 from compliance.store import add_override, save_records
 from orchestrator.artifacts import ArtifactStore
 from orchestrator.home import Home
-from orchestrator.ledger import GradingRow, Ledger, ModelUsage, RunOutcome, RunState, ScoreResult
+from orchestrator.ledger import GradedOutcome, GradingRow, Ledger, ModelUsage, RunState, ScoreResult
 from orchestrator.specs.transcript import CallRecord, encode_record
 from orchestrator.view import ViewServer
 
@@ -151,7 +151,7 @@ def build(root: Path) -> Built:
                                     study_id=tests, repeat=repeat, meta={"task_kind": "tests"})
             _to(ledger, run_id, S.SCORED)
             tests_of = {"test_a": "passed", "test_b": "passed" if passed else "failed", "test_c": "passed"}
-            ledger.save_outcome(run_id, RunOutcome(
+            ledger.save_outcome(run_id, GradedOutcome(
                 passed=passed, reason="passed" if passed else "tests_failed",
                 gradings=(GradingRow(repeat=1, passed=passed, reason="passed" if passed else "tests_failed",
                                      tests=tests_of),),

@@ -11,7 +11,7 @@ from orchestrator.agents import command_agent, resolve_agent
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger
 from orchestrator.run import RunRequest
-from orchestrator.run.config import (
+from orchestrator.run.config_hash import (
     HASHED,
     NOT_HASHED,
     config_differences,

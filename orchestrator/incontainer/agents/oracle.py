@@ -2,7 +2,7 @@
 """oracle: solve a tests task with its reference solution, inside the sandbox like any agent.
 
 The lifecycle writes a copy of this file per run with the task's reference patch (or Harbor solve.sh)
-filled into PAYLOAD below (orchestrator/agents/oracle.py); this unfilled copy has nothing to apply and
+filled into PAYLOAD below (orchestrator/agents/oracle_payload.py); this unfilled copy has nothing to apply and
 exits 2. The patch is applied with `git apply` in the workspace and committed; a solve.sh runs with bash
 in the workspace. Failing to apply is the agent's failure, as for any agent.
 """

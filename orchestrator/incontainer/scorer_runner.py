@@ -1,8 +1,8 @@
-"""Step A of scoring, inside the scorer container. NEVER imported by the host: `container.py` reads this file
-as text, a setup command copies it to /workspace/train.py, and the container runs
-`/opt/sbx/venv/bin/python train.py` from /workspace the way an experiment runs the agent's train.py: the
-scored code meets the same command line, interpreter flags, `__main__` module, `__file__`, `sys.argv`,
-working folder, user and environment (docs/scoring.md says what still differs).
+"""Step A of scoring, inside the scorer container. NEVER imported by the host: orchestrator/scoring/container.py
+reads this file as text (`paths.incontainer_source`), a setup command copies it to /workspace/train.py, and
+the container runs `/opt/sbx/venv/bin/python train.py` from /workspace the way an experiment runs the
+agent's train.py: the scored code meets the same command line, interpreter flags, `__main__` module,
+`__file__`, `sys.argv`, working folder, user and environment (docs/scoring.md says what still differs).
 
 Trusted until the agent's code runs, in this order:
   1. connect to the host's socket (/run/sbx/score.sock) while /workspace holds only this file, so none of

@@ -5,7 +5,7 @@ report, a refused tree...) is the run's outcome with its reason, exactly like a 
 failure and never retried. Only our own failures (the engine, the task image) raise, which leaves the run
 `delivered` so the grading can be redone.
 
-The grader is orchestrator/tasks/grade.py: a fresh container per grading (from create_box), the grading
+The grader is orchestrator/tasks/grade_tree.py: a fresh container per grading (from create_box), the grading
 tree built on the host from the delivery with every protected path restored from the original and the
 hidden tests written over it, the JUnit report parsed strictly on the host. `grade_repeats` gradings are
 stored one by one with every expected test's outcome (ledger/outcomes.py).
@@ -16,14 +16,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from orchestrator.agents import AgentSpec
-from orchestrator.agents.oracle import ORACLE, oracle_for_task
+from orchestrator.agents.oracle_payload import ORACLE, oracle_for_task
 from orchestrator.failures import ConfigError
-from orchestrator.ledger import GradingRow, RunOutcome, RunState
+from orchestrator.ledger import GradedOutcome, GradingRow, RunState
 from orchestrator.log import get_logger
 from orchestrator.run.context import RunContext
 from orchestrator.specs.task import DockerfileEnvironment, PytestGrader, TestsTaskSpec
 from orchestrator.tasks.environment import default_cache, task_image
-from orchestrator.tasks.grade import Graded, grade
+from orchestrator.tasks.grade_tree import Graded, grade
 
 log = get_logger(__name__)
 
@@ -33,7 +33,7 @@ def delivered_tree(ctx: RunContext) -> Path:
     return ctx.home.delivered_dir(ctx.run_id) / "workspace"
 
 
-def run_outcome(task: TestsTaskSpec, graded: Graded, image: str) -> RunOutcome:
+def graded_outcome(task: TestsTaskSpec, graded: Graded, image: str) -> GradedOutcome:
     """The ledger's form of a grading."""
     r = graded.result
     facts = graded.facts
@@ -46,7 +46,7 @@ def run_outcome(task: TestsTaskSpec, graded: Graded, image: str) -> RunOutcome:
     first_fail = next((v for v in r.verdicts if not v.passed), r.verdicts[0])
     f2p = task.grader.fail_to_pass if isinstance(task.grader, PytestGrader) else ()
     p2p = task.grader.pass_to_pass if isinstance(task.grader, PytestGrader) else ()
-    return RunOutcome(passed=r.passed, reason=r.reason, detail=first_fail.detail, agree=r.agree, flaky=dict(r.flaky),
+    return GradedOutcome(passed=r.passed, reason=r.reason, detail=first_fail.detail, agree=r.agree, flaky=dict(r.flaky),
                       tree=dict(graded.tree), image=image, seconds=graded.seconds, gradings=tuple(rows),
                       fail_to_pass=tuple(f2p), pass_to_pass=tuple(p2p))
 
@@ -72,7 +72,7 @@ def prepare_tests(ctx: RunContext, agent: AgentSpec) -> AgentSpec:
     return agent
 
 
-def grade_run(ctx: RunContext) -> RunOutcome:
+def grade_run(ctx: RunContext) -> GradedOutcome:
     """Grade the delivered working tree, store the outcome, and move the run to `scored`."""
     task = ctx.request.task
     assert isinstance(task, TestsTaskSpec)
@@ -81,7 +81,7 @@ def grade_run(ctx: RunContext) -> RunOutcome:
     if not tree.is_dir():  # the copy-out keeps the workspace folder even when it is empty
         raise FileNotFoundError(f"{tree}: the delivered working tree of run {ctx.run_id} is not in its copy-out")
     graded = grade(ctx.client, task, tree, image, label=ctx.run_id, cpuset=ctx.request.resolved_cpuset())
-    outcome = run_outcome(task, graded, image)
+    outcome = graded_outcome(task, graded, image)
     ctx.ledger.save_outcome(ctx.run_id, outcome)
     ctx.event("graded", {"passed": outcome.passed, "reason": outcome.reason, "repeats": outcome.repeats,
                          "agree": outcome.agree, "seconds": outcome.seconds})

@@ -16,7 +16,7 @@ from typing import Any
 from orchestrator.log import get_logger
 from orchestrator.specs.task import PytestGrader, ScriptGrader, TestsTaskSpec
 from orchestrator.tasks import pytest_harness
-from orchestrator.tasks.grader import GraderRun, run_in_grader
+from orchestrator.tasks.grader_container import GraderRun, run_in_grader
 from orchestrator.tasks.junit import JunitCaps, ReportError, mangle, parse_junit
 from orchestrator.tasks.tree import TreeError, build_grading_tree
 from orchestrator.tasks.verdict import Repeated, RunFacts, Verdict, combine, decide_pytest, decide_script

@@ -1,4 +1,4 @@
-"""The `oracle` agent for tests tasks: builtin/oracle.py with the task's reference solution filled in.
+"""The `oracle` agent for tests tasks: incontainer/agents/oracle.py with the task's reference solution filled in.
 
 It is an agent like any other: one file mounted read-only in the sandbox and run as the agent user, and
 what it delivers is copied out and graded the same way. Only the per-run copy carries the solution, and
@@ -12,7 +12,8 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from orchestrator.agents import BUILTIN_DIR, AgentSpec
+from orchestrator import paths
+from orchestrator.agents import BUILTIN_FOLDER, AgentSpec
 from orchestrator.failures import ConfigError
 from orchestrator.specs.task import TestsTaskSpec
 
@@ -31,9 +32,9 @@ def oracle_payload(task: TestsTaskSpec) -> dict[str, str]:
 
 def oracle_for_task(agent: AgentSpec, task: TestsTaskSpec, folder: Path) -> AgentSpec:
     """The oracle `agent` as it runs on `task`: a copy of its script in `folder` with the solution in it."""
-    template = (BUILTIN_DIR / "oracle.py").read_text()
+    template = paths.incontainer_source(f"{BUILTIN_FOLDER}/oracle.py")
     if template.count(_MARK) != 1:
-        raise AssertionError("builtin/oracle.py must hold exactly one empty PAYLOAD line")
+        raise AssertionError("incontainer/agents/oracle.py must hold exactly one empty PAYLOAD line")
     blob = base64.b64encode(json.dumps(oracle_payload(task)).encode()).decode()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "oracle.py"
