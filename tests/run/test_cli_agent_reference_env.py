@@ -130,3 +130,22 @@ def test_mini_swe_agent_is_refused_on_the_reference_sandbox_before_anything_is_f
         build_agent_images(docker_client, [AGENT, "mini-swe-agent"], sandbox_tag=sandbox,
                            agents_dir=images_root() / "agents", cache=tmp_path / "cache")
     assert not (tmp_path / "cache").exists()
+
+
+def test_pi_on_the_reference_sandbox_is_the_standard_sandboxs_install(
+        pi_on_reference_sandbox: dict[str, Any], reference_env_images, agent_image, sandbox_image, docker_client) -> None:
+    """An npm agent installs once, in the standard sandbox, and that install is what every other sandbox
+    gets (its tree the same bytes: the agent-tree digest of both images); a pip agent installs in its own
+    sandbox, whose Python makes its venv."""
+    from orchestrator.images.agents.build import install_stage_image
+
+    def tree(versions: str) -> str:
+        return next(line for line in versions.splitlines() if line.startswith("agent-tree "))
+
+    env_sandbox = reference_env_images["sandbox"].tag
+    assert install_stage_image(docker_client, get_adapter(AGENT), env_sandbox) == sandbox_image
+    assert install_stage_image(docker_client, get_adapter("mini-swe-agent"), env_sandbox) == env_sandbox
+    on_reference = docker_client.containers.run(
+        next(i["tag"] for i in pi_on_reference_sandbox["agents"] if i["name"] == AGENT), ["/opt/sbx/versions.txt"],
+        entrypoint=["cat"], remove=True, network_mode="none", user="agent").decode()
+    assert tree(on_reference) == tree(agent_image(AGENT).versions)

@@ -202,6 +202,26 @@ def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_ta
     return results
 
 
+def install_stage_image(client, adapter: Adapter, sandbox_tag: str) -> str:
+    """The image install.py runs in. A pip agent's venv is made by its sandbox's own Python, so there. An npm
+    agent's tree is the same bytes on any sandbox (install.py checks the installed tree against the lock's
+    digest, and Node comes from the locked tarball), so it installs in the standard sandbox when that one is
+    built: the engine's layer cache then serves that one install to every sandbox the agent goes on (a tests
+    task's, an environment's), where npm ran again for each. The tag does not depend on this choice: what is
+    installed is fixed by the lock either way."""
+    import docker.errors
+
+    from orchestrator.images.build import resolve_image
+
+    if not isinstance(adapter.install, NpmInstall):
+        return sandbox_tag
+    try:
+        standard = resolve_image(client, "sandbox")
+    except (ImageNotBuilt, docker.errors.ImageNotFound):
+        return sandbox_tag
+    return next((t for t in standard.tags if t.startswith("sbx-sandbox:")), sandbox_tag)
+
+
 def _link(src: Path, dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -227,10 +247,12 @@ def _build(client, adapter: Adapter, m: dict[str, Any], closure: Closure, toolch
         lines: list[str] = []
         labels = {"sbx.target": f"agent-{adapter.name}", "sbx.agent": adapter.name, "sbx.agent.version": adapter.version,
                   "sbx.agent.digest": m["digest"], "sbx.base": sandbox_tag}
-        with timed(log, "image.build", tag=tag, base=sandbox_tag):
+        install = install_stage_image(client, adapter, sandbox_tag)
+        with timed(log, "image.build", tag=tag, base=sandbox_tag, install_stage=install):
             stream = client.api.build(path=str(stage), dockerfile="Dockerfile", tag=tag, rm=True, forcerm=True,
                                       network_mode="none", pull=False, decode=True, labels=labels,
-                                      buildargs={"SANDBOX_IMAGE": sandbox_tag, "AGENT": adapter.name})
+                                      buildargs={"SANDBOX_IMAGE": sandbox_tag, "INSTALL_IMAGE": install,
+                                                 "AGENT": adapter.name})
             for chunk in stream:
                 if "error" in chunk:
                     raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-30:]))
