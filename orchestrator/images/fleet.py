@@ -15,7 +15,7 @@ import docker
 
 from orchestrator import paths
 from orchestrator.failures import ImageError
-from orchestrator.images.wheelhouse import ensure_wheelhouse
+from orchestrator.images.wheelhouse import ensure_wheelhouse, install_lock
 from orchestrator.log import get_logger, timed
 
 log = get_logger(__name__)
@@ -45,19 +45,25 @@ def input_hash(base_id: str, root: Path | None = None) -> str:
 
 
 def prepare_context(root: Path | None = None) -> None:
-    """Download the fleet wheelhouse on the host (a no-op when it already holds every pin)."""
+    """Download the fleet wheelhouse on the host (a no-op when it already holds every pin) and write the
+    hash-checked install.lock the image installs from (the sha256 of each wheel, checked against the lock)."""
     folder = fleet_dir(root)
-    ensure_wheelhouse(folder / "requirements.lock", folder / "wheelhouse")
+    lock, wheels = folder / "requirements.lock", folder / "wheelhouse"
+    ensure_wheelhouse(lock, wheels)
+    text, path = install_lock(lock, wheels), wheels / "install.lock"
+    if not path.is_file() or path.read_text() != text:  # rewritten, its new mtime would miss the layer cache
+        path.write_text(text)
 
 
-def build(client: docker.DockerClient, tag: str, base: str, root: Path | None = None) -> list[str]:
-    """`docker build` the fleet image from the repository root; returns the build's output lines."""
+def build(client: docker.DockerClient, tag: str, base: str, venv: str, root: Path | None = None) -> list[str]:
+    """`docker build` the fleet image from the repository root on the sandbox's Python stack `venv` (an
+    image of images/Dockerfile's venv stage); returns the build's output lines."""
     root = root or paths.REPO_ROOT
     lines: list[str] = []
-    with timed(log, "image.build", tag=tag, base=base):
+    with timed(log, "image.build", tag=tag, base=base, venv=venv):
         stream = client.api.build(path=str(root), dockerfile=DOCKERFILE, tag=tag, rm=True, forcerm=True,
-                                  buildargs={"BASE_IMAGE": base}, labels={"sbx.target": "fleet", "sbx.base": base},
-                                  decode=True)
+                                  buildargs={"BASE_IMAGE": base, "VENV_IMAGE": venv},
+                                  labels={"sbx.target": "fleet", "sbx.base": base}, decode=True)
         for chunk in stream:
             if "error" in chunk:
                 raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-30:]))

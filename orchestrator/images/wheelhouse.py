@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from orchestrator.buildlock import one_build_at_a_time
@@ -162,3 +163,34 @@ def _build_pure_wheel(name: str, version: str, hashes: list[str], dest: Path, sc
     wheels = [w for w in dest.glob("*.whl") if _norm(w.name.split("-")[0]) == name and w.name.split("-")[1] == version]
     if not wheels or not all(w.name.endswith("-py3-none-any.whl") for w in wheels):
         raise ImageError(f"{name}=={version} did not build into one pure-Python wheel: {[w.name for w in wheels]}")
+
+
+
+def install_lock(lock: Path, dest: Path) -> str:
+    """The hash-checked requirements an image installs from the wheelhouse `dest` of `lock`."""
+    built = sdist_only(lock)
+    return hashed_install_lock(((name, version, hashes, name in built) for name, (version, hashes) in _pins(lock).items()),
+                               dest, pinned_by=str(lock))
+
+
+def hashed_install_lock(pins: Iterable[tuple[str, str, Sequence[str], bool]], wheels: Path, pinned_by: str) -> str:
+    """The requirements an image installs from `wheels`, in pip's hash-checking mode: each (name, version,
+    allowed sha256s, built here) pin with the sha256 of its wheel there. A downloaded wheel must still be a
+    file the lock allows (a changed wheelhouse or cache is refused here, before the build); a sdist-only pin
+    carries the hash of the wheel built here from its checked sdist."""
+    files: dict[tuple[str, str], Path] = {}
+    for path in wheels.glob("*.whl"):
+        name, version = path.name.split("-")[:2]
+        files[(_norm(name), version)] = path
+    lines = []
+    for name, version, hashes, built_here in pins:
+        wheel = files.get((_norm(name), version))
+        if wheel is None:
+            raise ImageError(f"wheelhouse {wheels} has no wheel for {name}=={version}")
+        with open(wheel, "rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+        if hashes and not built_here and digest not in hashes:
+            raise ImageError(f"{wheel.name} in {wheels} is sha256:{digest}, but {pinned_by} pins "
+                             f"{', '.join('sha256:' + h for h in hashes)}; remove the folder to fetch it again")
+        lines.append(f"{name}=={version} --hash=sha256:{digest}\n")
+    return "".join(lines)

@@ -139,24 +139,15 @@ def lock_environment(env: PythonEnvironment, scratch: Path) -> PythonEnvironment
 
 
 def install_lock(env: PythonEnvironment, wheels: Path) -> str:
-    """The requirements an image installs from `wheels`. With hashes it is in pip's hash-checking mode: a
-    downloaded wheel must still be the file the lock names (a changed cache is refused here, before the
-    build), and a sdist-only pin carries the hash of the wheel built from its checked sdist."""
+    """The requirements an image installs from `wheels`: with hashes, in pip's hash-checking mode
+    (images/wheelhouse.py `hashed_install_lock`); an environment of versions only installs by version."""
+    from orchestrator.images.wheelhouse import hashed_install_lock
+
     if not env.hashes:
         return env.lock_text()
-    files = {_wheel_name_version(w.name): w for w in wheels.glob("*.whl")}
     built = env.built_here
-    lines = []
-    for name, version in env.packages.items():
-        wheel = files.get((name, version))
-        if wheel is None:
-            raise ImageError(f"wheelhouse {wheels} has no wheel for {name}=={version}")
-        digest = _sha256(wheel)
-        if name not in built and digest not in env.hashes[name]:
-            raise ImageError(f"{wheel.name} in {wheels} is sha256:{digest}, but the environment pins "
-                             f"{', '.join('sha256:' + h for h in env.hashes[name])}; remove the folder to fetch it again")
-        lines.append(f"{name}=={version} --hash=sha256:{digest}\n")
-    return "".join(lines)
+    return hashed_install_lock(((n, v, env.hashes[n], n in built) for n, v in env.packages.items()), wheels,
+                               pinned_by="the environment")
 
 
 def ensure_env_wheelhouse(env: PythonEnvironment, cache: Path) -> Path:
