@@ -7,12 +7,14 @@ import sys
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from orchestrator.ledger import Ledger
 from orchestrator.ledger.fields import short_run_id
@@ -124,33 +126,48 @@ class StatusPoller:
 
 class StudyDisplay:
     """A `Progress` callback for StudyRunner. On a terminal, a live table redrawn on rich's timer from
-    the tally (kept by the driver) and a `StatusPoller`: an event costs the driver nothing but a flag."""
+    the tally (kept by the driver) and a `StatusPoller`: an event costs the driver nothing but a flag.
+    Every redraw reads `clock` afresh, so the elapsed time moves between events too."""
 
     def __init__(self, ledger: Ledger, name: str, slots: int, live: bool | None = None,
-                 poll_interval_s: float = 1.0) -> None:
+                 poll_interval_s: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.ledger, self.name, self.slots = ledger, name, slots
         self.live_mode = sys.stderr.isatty() if live is None else live
         self.console = Console(stderr=True)
         self.poll_interval_s = poll_interval_s
+        self.clock = clock
         self._live: Live | None = None
         self._poller: StatusPoller | None = None
         self._tally: Tally | None = None
         self.study_id = ""
 
-    def _table(self) -> Table:
-        tally = self._tally
-        status: dict[str, Any] = ((self._poller.latest if self._poller is not None else None)
-                                  or {"pairings": {}, "cpu_seconds": 0})
+    def _status(self) -> dict[str, Any]:
+        return ((self._poller.latest if self._poller is not None else None)
+                or {"pairings": {}, "cpu_seconds": 0})
+
+    def _heading(self) -> list[Text]:
+        """The table's heading as two lines of whole phrases: a table's title wraps at the table's width (55
+        columns here), which cut "about 3m10s left" in two on an 80-column terminal. Each line is cut at the
+        terminal's edge rather than wrapped (only a long study name reaches it)."""
+        tally, status = self._tally, self._status()
         running = len(tally.running) if tally is not None else 0
-        elapsed = time.monotonic() - tally.started if tally is not None else 0.0
+        elapsed = _eta(self.clock() - tally.started) if tally is not None else "-"
         eta = _eta(tally.eta_seconds(self.slots)) if tally is not None else "-"
-        t = Table(title=f"study {self.name}: {running} running on {self.slots} slots, {status['cpu_seconds']} "
-                        f"CPU-s, {elapsed:.0f}s elapsed, about {eta} left")
+        lines = (f"study {self.name}: {running} running on {self.slots} slots",
+                 f"{status['cpu_seconds']} CPU-s, {elapsed} elapsed, about {eta} left")
+        return [Text(line, style="italic", no_wrap=True, overflow="ellipsis") for line in lines]
+
+    def _table(self) -> Table:
+        t = Table()
         for col in ("pairing", "planned", "running", "scoring", "done", "failed"):
             t.add_column(col, justify="left" if col == "pairing" else "right")
-        for pairing, counts in status["pairings"].items():
+        for pairing, counts in self._status()["pairings"].items():
             t.add_row(pairing, *(str(counts.get(c, 0)) for c in ("planned", "running", "scoring", "done", "failed")))
         return t
+
+    def render(self) -> Group:
+        """What the live display shows now: the heading over the table (rich calls it on every redraw)."""
+        return Group(*self._heading(), self._table())
 
     def __call__(self, what: str, tally: Tally, outcome: RunOutcome | None) -> None:
         self._tally = tally
@@ -162,7 +179,7 @@ class StudyDisplay:
                 if self.study_id:
                     self._poller = StatusPoller(self.ledger.path, self.study_id, self.poll_interval_s)
                     self._poller.start()
-                self._live = Live(get_renderable=self._table, console=self.console, refresh_per_second=2)
+                self._live = Live(get_renderable=self.render, console=self.console, refresh_per_second=2)
                 self._live.start()
             elif what == "end" and self._live is not None:
                 if self._poller is not None:
