@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,48 +18,24 @@ from rich.text import Text
 from orchestrator.ledger import Ledger
 from orchestrator.ledger.fields import short_run_id
 from orchestrator.log import get_logger
-from orchestrator.specs.tasktypes import direction_words, metric_by_name
+from orchestrator.specs.tasktypes import direction_words
 from orchestrator.study.backend import RunOutcome
 from orchestrator.study.runner import Tally
-from orchestrator.study.status import latest_attempts, study_status
+from orchestrator.study.status import study_status
 
 log = get_logger(__name__)
 
 
 def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
-    """Per pairing, over the latest attempt of each repeat: runs, scored, flagged, mean and best holdout score
-    ("best" in the metric's direction: the lowest RMSE), and the metric the scores are in."""
-    from orchestrator.run.record import row_of
+    """Per pairing, over the latest attempt of each repeat: runs, scored, failed, flagged, mean and best holdout
+    score ("best" in the metric's direction: the lowest RMSE), the metric the scores are in, graded and passed
+    (tests tasks), and the best run. One SQL statement, the one `sbx view`'s study page shows
+    (orchestrator/view/queries.py `pairing_results`): the final table and the viewer cannot disagree, and
+    neither loads a study's runs into Python."""
+    from orchestrator.view.queries import pairing_results
 
-    reads = {parts.run.run_id: parts for parts in ledger.run_reads(study_id=study_id)}  # one set-based read
-    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for (_, pairing, _), run in sorted(latest_attempts(parts.run for parts in reads.values()).items()):
-        per[pairing].append(row_of(reads[run.run_id]))
-    out: dict[str, dict[str, Any]] = {}
-    for pairing, rows in per.items():
-        scores = [r["holdout_score"] for r in rows if r["holdout_score"] is not None]
-        metrics = sorted({r["metric"] for r in rows if r["holdout_score"] is not None and r["metric"]})
-        # one pairing's runs of tasks in two metrics have no one best: none is given
-        metric = metrics[0] if len(metrics) == 1 else None
-        lower = metric is not None and not metric_by_name(metric).higher_is_better
-        # the best-scoring run in the metric's direction (ties: the smallest id), the one `sbx view` opens
-        best = None if len(metrics) > 1 else min(
-            (r for r in rows if r["holdout_score"] is not None),
-            key=lambda r: ((1 if lower else -1) * r["holdout_score"], r["run_id"]), default=None)
-        out[pairing] = {
-            "runs": len(rows), "scored": len(scores),
-            "failed": sum(r["status"] == "failed" for r in rows),
-            "flagged": sum(r["compliant"] is False for r in rows),
-            "mean_holdout": round(sum(scores) / len(scores), 4) if scores else None,
-            "best_holdout": (round(min(scores) if lower else max(scores), 4)
-                             if scores and len(metrics) < 2 else None),
-            "metric": metric,
-            # tests tasks: graded runs and passes (a fail is an outcome, not a failed run)
-            "graded": sum(r["outcome"] is not None for r in rows),
-            "passed": sum(r["outcome"] is True for r in rows),
-            "best_run": best["run_id"] if best else None,
-        }
-    return out
+    with ledger._read() as conn:  # one snapshot, on the ledger's own connection
+        return pairing_results(conn, study_id)
 
 
 def result_table(name: str, results: dict[str, dict[str, Any]]) -> str:

@@ -5,7 +5,8 @@ What a figure means is defined elsewhere and matched here (tests/view/test_queri
 a ledger): `pairing_results` is orchestrator/study/progress.py `study_results` (the study's final table)
 and `pairing_states` its `study_status`, both over the latest attempt of each (task, pairing, repeat); a
 verdict is orchestrator/ledger/audits.py `load` (the latest audit of each rule with the override made
-against its rule version); a run is compliant as compliance/records.py `is_compliant` says.
+against its rule version), read from the ledger's audit_verdicts table, which triggers keep equal to it;
+a run is compliant as compliance/records.py `is_compliant` says.
 """
 
 from __future__ import annotations
@@ -21,30 +22,26 @@ from orchestrator.study.status import STATE_BUCKETS
 #: runs on one page of the run list
 PAGE_SIZE = 50
 
-#: the latest attempt of each (task, pairing, repeat) of study `:study`: one scan of the UNIQUE index on
-#: (study_id, task, pairing, repeat, attempt) for the MAX, joined back by the same key
-_LATEST = """top AS (
-    SELECT task, pairing, repeat, MAX(attempt) AS attempt FROM runs WHERE study_id = :study
-    GROUP BY task, pairing, repeat),
-latest AS (
-    SELECT r.* FROM top JOIN runs r ON r.study_id = :study AND r.task = top.task AND r.pairing = top.pairing
-    AND r.repeat = top.repeat AND r.attempt = top.attempt)"""
-
-#: the verdict in force of one rule's latest audit `a`: the latest override against its rule version, else its own
-_FINAL_VERDICT = """COALESCE((SELECT o.verdict FROM audit_overrides o WHERE o.run_id = a.run_id AND o.rule = a.rule
-    AND o.rule_version = a.rule_version ORDER BY o.id DESC LIMIT 1), a.verdict)"""
+#: the latest attempt of each (task, pairing, repeat) of study `:study`: its runs that no run retries. Only
+#: Ledger.retry makes an attempt after the first (attempt + 1, `retry_of` the one before, once), so the run
+#: nobody retries is the highest attempt, as study/status.py `latest_attempts` picks it; the retried ones come
+#: from the partial index runs_retried (schema.py: only retried runs are in it), and the study's runs in rowid order, which keeps the
+#: per-run lookups below close to the order of their keys (run ids begin with their creation time)
+_LATEST = """latest AS (
+    SELECT r.run_id, r.pairing, r.status, r.failure_class, r.meta_json FROM runs r WHERE r.study_id = :study
+    AND r.run_id NOT IN (SELECT retry_of FROM runs WHERE retry_of IS NOT NULL))"""
 
 
-def _verdicts(runs: str) -> str:
-    """CTEs ending in `verdicts`: per audited run of `runs` (a SELECT of run ids), its rules (n), the rules
-    that decide compliance (deciding), and those of them whose verdict in force is not clear (bad). One
-    pass over the audits index (run_id, rule), whose entries carry the row id MAX needs."""
-    decides = f"a.rule NOT IN ({_reported_only()})"
-    return f"""last AS (SELECT run_id, rule, MAX(id) AS id FROM audits WHERE run_id IN ({runs}) GROUP BY run_id, rule),
-verdicts AS (
-    SELECT a.run_id, count(*) AS n, SUM({decides}) AS deciding,
-    SUM({decides} AND {_FINAL_VERDICT} <> 'clear') AS bad
-    FROM last JOIN audits a ON a.id = last.id GROUP BY a.run_id)"""
+def _compliant(run: str) -> str:
+    """A run's `compliant` as SQL, for the run whose id is the expression `run`: NULL unaudited (no audit
+    row), 1 compliant (every rule that decides compliance clear in force, and at least one such rule), 0
+    flagged (audited and not compliant: `error` or `unanalysable` fails it as a flag does). Read from
+    audit_verdicts (each (run, rule)'s verdict in force, kept by the ledger's triggers: schema.py), by its
+    primary key (run_id, rule): one index range per run, whatever the number of audit rows behind it."""
+    decides = f"v.rule NOT IN ({_reported_only()})"
+    return f"""(SELECT CASE WHEN count(*) = 0 THEN NULL
+        WHEN SUM({decides}) > 0 AND SUM({decides} AND v.verdict <> 'clear') = 0 THEN 1 ELSE 0 END
+    FROM audit_verdicts v WHERE v.run_id = {run})"""
 
 
 #: the number a run is ranked by: its holdout score in the task's metric (an AUC for a row written before
@@ -92,44 +89,46 @@ def pairing_states(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[st
     return dict(sorted(out.items()))
 
 
-#: conditions on `v` (a row of `verdicts` LEFT JOINed to a run), as `compliant` in orchestrator/run/record.py:
-#: unaudited (no audit record: None), compliant (every deciding rule's verdict in force clear, and at least
-#: one: True), flagged (audited and not compliant: False; `error` or `unanalysable` fails it as a flag does)
-_COMPLIANCE = {
-    "unaudited": "v.run_id IS NULL",
-    "compliant": "(v.deciding > 0 AND v.bad = 0)",
-    "flagged": "(v.run_id IS NOT NULL AND NOT (v.deciding > 0 AND v.bad = 0))",
-}
+#: the verdict filters of the run list, on a run's `compliant` (see `_compliant`), as orchestrator/run/record.py
+#: has it: unaudited None, compliant True, flagged False
+_COMPLIANCE = {"unaudited": "IS NULL", "compliant": "= 1", "flagged": "= 0"}
 
 
 #: the holdout score's metric, as `ScoreResult` reads it (a row written before metrics had names is an AUC)
 _METRIC = f"CASE WHEN {_HOLDOUT} IS NOT NULL THEN COALESCE(s.metric, 'auc') END"
 
 
-def _best_run(order: str) -> str:
-    return f"""(SELECT l2.run_id FROM latest l2 JOIN scores s ON s.run_id = l2.run_id AND s.dataset = 'holdout'
-         WHERE l2.pairing = l.pairing AND {_HOLDOUT} IS NOT NULL
-         ORDER BY {_HOLDOUT} {order}, l2.run_id LIMIT 1)"""
-
-
 def pairing_results(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[str, Any]]:
     """`study_results` (the study's final table) in one statement: per pairing over the latest attempts,
     runs, scored, failed, flagged (not compliant), mean and best holdout score ("best" in the metric's
-    direction; none for a pairing scored in two metrics), the metric, graded and passed, and the best run."""
+    direction; none for a pairing scored in two metrics), the metric, graded and passed, and the best run.
+    One pass over the study's runs with a lookup per run in scores, outcomes and audit_verdicts, kept once
+    (MATERIALIZED) for the sums and then the best runs: the smallest id scoring the highest and the lowest
+    (no sort of the runs)."""
     from orchestrator.specs.tasktypes import metric_by_name
 
-    sql = f"""WITH {_LATEST}, {_verdicts("SELECT run_id FROM latest")}
-    SELECT l.pairing, count(*) AS runs, count({_HOLDOUT}) AS scored, SUM(l.status = 'failed') AS failed,
-        SUM({_COMPLIANCE["flagged"]}) AS flagged, AVG({_HOLDOUT}) AS mean_holdout,
-        MAX({_HOLDOUT}) AS highest, MIN({_HOLDOUT}) AS lowest,
-        COUNT(DISTINCT {_METRIC}) AS metrics, MIN({_METRIC}) AS metric,
-        SUM(CASE WHEN o.passed IS NOT NULL OR (json_extract(l.meta_json, '$.task_kind') = 'tests'
-                                               AND l.failure_class = 'agent') THEN 1 ELSE 0 END) AS graded,
-        SUM(COALESCE(o.passed, 0)) AS passed,
-        {_best_run("DESC")} AS highest_run, {_best_run("ASC")} AS lowest_run
-    FROM latest l LEFT JOIN scores s ON s.run_id = l.run_id AND s.dataset = 'holdout'
-    LEFT JOIN outcomes o ON o.run_id = l.run_id LEFT JOIN verdicts v ON v.run_id = l.run_id
-    GROUP BY l.pairing ORDER BY l.pairing"""
+    sql = f"""WITH {_LATEST},
+    per_run AS MATERIALIZED (
+        SELECT l.run_id, l.pairing, l.status, {_HOLDOUT} AS holdout, {_METRIC} AS metric,
+            {_compliant("l.run_id")} AS compliant,
+            CASE WHEN o.passed IS NOT NULL OR (json_extract(l.meta_json, '$.task_kind') = 'tests'
+                                               AND l.failure_class = 'agent') THEN 1 ELSE 0 END AS graded,
+            COALESCE(o.passed, 0) AS passed
+        FROM latest l LEFT JOIN scores s ON s.run_id = l.run_id AND s.dataset = 'holdout'
+        LEFT JOIN outcomes o ON o.run_id = l.run_id),
+    sums AS MATERIALIZED (
+        SELECT pairing, count(*) AS runs, count(holdout) AS scored, SUM(status = 'failed') AS failed,
+            COALESCE(SUM(compliant = 0), 0) AS flagged, AVG(holdout) AS mean_holdout, MAX(holdout) AS highest,
+            MIN(holdout) AS lowest, COUNT(DISTINCT metric) AS metrics, MIN(metric) AS metric,
+            SUM(graded) AS graded, SUM(passed) AS passed
+        FROM per_run GROUP BY pairing),
+    high AS (SELECT p.pairing, MIN(p.run_id) AS run_id FROM per_run p JOIN sums m ON m.pairing = p.pairing
+             AND p.holdout = m.highest GROUP BY p.pairing),
+    low AS (SELECT p.pairing, MIN(p.run_id) AS run_id FROM per_run p JOIN sums m ON m.pairing = p.pairing
+            AND p.holdout = m.lowest GROUP BY p.pairing)
+    SELECT sums.*, h.run_id AS highest_run, w.run_id AS lowest_run FROM sums
+    LEFT JOIN high h ON h.pairing = sums.pairing LEFT JOIN low w ON w.pairing = sums.pairing
+    ORDER BY sums.pairing"""
     out: dict[str, dict[str, Any]] = {}
     for row in conn.execute(sql, {"study": study_id}):
         mean, one_metric = row["mean_holdout"], row["metrics"] == 1
@@ -188,20 +187,16 @@ def run_page(conn: sqlite3.Connection, q: RunQuery, *, size: int = PAGE_SIZE) ->
         if value is not None:
             where.append(f"{column} = ?")
             args.append(value)
-    cte, joins = "", ""
-    if q.verdict is not None:
-        # the verdicts of the runs the other filters leave, then the filter on them
-        runs = "SELECT r.run_id FROM runs r" + (f" WHERE {' AND '.join(where)}" if where else "")
-        cte, joins = f"WITH {_verdicts(runs)} ", " LEFT JOIN verdicts v ON v.run_id = r.run_id"
-        args = [*args, *args]
-        where.append(_COMPLIANCE[q.verdict])
+    joins = ""
+    if q.verdict is not None:  # each run the other filters leave, by its audit_verdicts rows
+        where.append(f"{_compliant('r.run_id')} {_COMPLIANCE[q.verdict]}")
     cond = f" WHERE {' AND '.join(where)}" if where else ""
-    total = conn.execute(f"{cte}SELECT count(*) FROM runs r{joins}{cond}", args).fetchone()[0]
+    total = conn.execute(f"SELECT count(*) FROM runs r{cond}", args).fetchone()[0]
     pages = max(1, -(-total // size))
     page = min(max(1, q.page), pages)
     if "score" in q.sort:
         joins += " LEFT JOIN scores s ON s.run_id = r.run_id AND s.dataset = 'holdout'"
-    rows = conn.execute(f"{cte}SELECT r.run_id FROM runs r{joins}{cond} ORDER BY {SORTS[q.sort]} LIMIT ? OFFSET ?",
+    rows = conn.execute(f"SELECT r.run_id FROM runs r{joins}{cond} ORDER BY {SORTS[q.sort]} LIMIT ? OFFSET ?",
                         [*args, size, (page - 1) * size]).fetchall()
     return RunPage([row[0] for row in rows], total, page, pages)
 
