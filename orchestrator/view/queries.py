@@ -24,9 +24,10 @@ PAGE_SIZE = 50
 
 #: the latest attempt of each (task, pairing, repeat) of study `:study`: its runs that no run retries. Only
 #: Ledger.retry makes an attempt after the first (attempt + 1, `retry_of` the one before, once), so the run
-#: nobody retries is the highest attempt, as study/status.py `latest_attempts` picks it; the retried ones come
-#: from the partial index runs_retried (schema.py: only retried runs are in it), and the study's runs in rowid order, which keeps the
-#: per-run lookups below close to the order of their keys (run ids begin with their creation time)
+#: nobody retries is the highest attempt, as study/status.py `latest_attempts` picks it. The retried ones come
+#: from the partial index runs_retried (schema.py: only retried runs are in it), the study's runs from the
+#: (study_id, status) index, in rowid order within a state, which keeps the per-run lookups below close to
+#: the order of their keys (run ids begin with their creation time)
 _LATEST = """latest AS (
     SELECT r.run_id, r.pairing, r.status, r.failure_class, r.meta_json FROM runs r WHERE r.study_id = :study
     AND r.run_id NOT IN (SELECT retry_of FROM runs WHERE retry_of IS NOT NULL))"""
