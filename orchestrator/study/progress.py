@@ -30,9 +30,9 @@ def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
     """Per pairing, over the latest attempt of each repeat: runs, scored, failed, flagged, mean and best holdout
     score ("best" in the metric's direction: the lowest RMSE), the metric the scores are in, graded and passed
     (tests tasks), and the best run. One SQL statement, the one `sbx view`'s study page shows
-    (orchestrator/view/queries.py `pairing_results`): the final table and the viewer cannot disagree, and
+    (orchestrator/study/results.py `pairing_results`): the final table and the viewer cannot disagree, and
     neither loads a study's runs into Python."""
-    from orchestrator.view.queries import pairing_results
+    from orchestrator.study.results import pairing_results
 
     with ledger._read() as conn:  # one snapshot, on the ledger's own connection
         return pairing_results(conn, study_id)
