@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.cli.common import OK, add_json, add_ledger, home, open_ledger, print_json
+from orchestrator.cli.report import VIEWER_URL
 from orchestrator.failures import ConfigError
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -200,6 +201,7 @@ def _analyse(args: argparse.Namespace, words: list[str]) -> int:
         pair_check=check,
         problems=tuple(result.problems),
         pair=_view(result, key),
+        viewer=VIEWER_URL if args.pairs_csv is None else None,  # a study's runs are the ledger's, in `sbx view`
     )
     paths = write_divergence_report(result.analysis, extra, out, title=f"sbx diverge: {name}")
     if args.json:

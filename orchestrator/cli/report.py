@@ -12,6 +12,10 @@ from orchestrator.failures import ConfigError
 if TYPE_CHECKING:  # the specs load pydantic: imported where a command runs, not when the CLI parses
     from orchestrator.specs.study import ReportSpec
 
+#: `sbx view`'s default address, as orchestrator/report/render.py VIEWER_URL (which loads pandas; a test
+#: keeps the two equal)
+VIEWER_URL = "http://127.0.0.1:8700/"
+
 #: the exclusion choices (orchestrator.stats.Exclusion); spelled out so `sbx --help` does not load the stats
 EXCLUSIONS = ("nothing", "eval_labels_in_fit", "frame_statistics", "both")
 
@@ -58,6 +62,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--budget", type=float, metavar="CPU_SECONDS", help="each run's CPU-second budget")
     p.add_argument("--top-n", type=int, metavar="N", help="how many top scores to inspect for rule-breakers")
+    p.add_argument("--viewer-url", metavar="URL", default=VIEWER_URL,
+                   help=f"the `sbx view` address the report's run ids link to (default {VIEWER_URL}, its own "
+                   "default; served by `sbx view`, the report's links go to that viewer whatever this says)")
     add_json(p, "the files written and every table's rows")
     p.set_defaults(handler=_run)
 
@@ -113,6 +120,8 @@ def _run(args: argparse.Namespace) -> int:
         raise ConfigError("nothing to report: give a STUDY name or --runs-csv FILE")
     if args.seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {args.seed}")
+    if not args.viewer_url.startswith(("http://", "https://")):
+        raise ConfigError(f"--viewer-url must start with http:// or https://, got {args.viewer_url!r}")
     if args.study:
         from orchestrator.report import validate_runs
         from orchestrator.report.calibration import study_calibrations
@@ -146,6 +155,7 @@ def _run(args: argparse.Namespace) -> int:
         settings=settings,
         costs_from_gateway=measured,
         judge_calibrations=judges,
+        viewer=args.viewer_url,
     )
     if args.json:
         import pandas as pd

@@ -6,10 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.cli.common import CHECK_FAILED, OK, add_json, add_ledger, home, open_ledger, print_json
 from orchestrator.failures import ConfigError
+
+if TYPE_CHECKING:  # loaded where rescore runs, not when the CLI parses
+    from orchestrator.scoring.rescore import Progress
 
 
 def _option_args(p: argparse.ArgumentParser) -> None:
@@ -117,11 +120,24 @@ def format_result(r: Any, what: str) -> str:
     return "\n".join(lines)
 
 
+def progress_line(p: Progress, data: str) -> str:
+    """One rescored pair as its progress line: the score in the task's own metric (an RMSE task has no AUC)."""
+    if p.error:
+        return f"[{p.done}/{p.total}] {p.run_id} {data}: error: {p.error}"
+    r = p.result
+    assert r is not None  # rescore reports a pair without an error only once it has its score
+    if r.status == "scored":
+        value = r.score if r.score is not None else r.auc
+        what = f"{(r.metric or 'auc').upper()} {value:.4f}" + (" batch_dependent" if r.batch_dependent else "")
+    else:
+        what = f"unscorable: {r.reason}"
+    return f"[{p.done}/{p.total}] {p.run_id} {data}: {what} ({r.seconds:.1f}s)"
+
+
 def _rescore(args: argparse.Namespace) -> int:
     """Each run is scored as its lifecycle scores it (orchestrator/run/rescore.py): its own task, budget
     limits and scoring options; only the data set (and where its data lives) is chosen here."""
     from orchestrator.run.rescore import rescore_runs
-    from orchestrator.scoring.rescore import Progress
     from orchestrator.specs import load_task
     from orchestrator.study.status import study_id_of
 
@@ -139,13 +155,7 @@ def _rescore(args: argparse.Namespace) -> int:
         tasks = {t.name: t for t in map(load_task, args.tasks)}
 
         def line(p: Progress) -> str:
-            if p.error:
-                return f"[{p.done}/{p.total}] {p.run_id} {args.data}: error: {p.error}"
-            r = p.result
-            assert r is not None  # rescore reports a pair without an error only once it has its score
-            what = f"AUC {r.auc:.4f}" + (" batch_dependent" if r.batch_dependent else "") if r.status == "scored" \
-                else f"unscorable: {r.reason}"
-            return f"[{p.done}/{p.total}] {p.run_id} {args.data}: {what} ({r.seconds:.1f}s)"
+            return progress_line(p, args.data)
 
         if sys.stderr.isatty() and not args.json:
             from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn

@@ -18,7 +18,7 @@ from orchestrator.report.placement import (
     verdicts,
 )
 from orchestrator.report.prepare import Prepared, prepare
-from orchestrator.report.render import FigureSpec, ReportPaths, Section, TableSpec, write_report
+from orchestrator.report.render import VIEWER_URL, FigureSpec, ReportPaths, Section, TableSpec, write_report
 from orchestrator.report.runs_table import present, validate_runs
 from orchestrator.report.sections import _baseline, _cost, _factors, _later, _needs, needs_words
 from orchestrator.specs.study import ReportSpec
@@ -79,8 +79,9 @@ def _compliance(prep: Prepared) -> Section:
         highest = effects.highest_runs_table(prep)
         if len(highest):
             s.tables.append(TableSpec("highest_runs", f"The {len(highest)} highest-scoring runs",
-                                      highest, note="Open a run by its id: `sbx view`, then /run/ID "
-                                      "(its transcript, score, audit evidence), or `sbx show ID`."))
+                                      highest, note="Each id links to the run in `sbx view` (its transcript, "
+                                      "score, audit evidence); or `sbx view`, then /run/ID, or `sbx show ID`.",
+                                      runs={"run": "run_id"}))
     versions = tables.rule_versions_table(prep)
     if len(versions):
         s.tables.append(TableSpec("rule_versions", "Which rule version each verdict came from", versions))
@@ -444,6 +445,7 @@ def build_report(
     settings: ReportSpec | None = None,
     costs_from_gateway: bool = False,
     judge_calibrations: dict[str, JudgeCalibration | None] | None = None,
+    viewer: str = VIEWER_URL,
 ) -> ReportPaths:
     """Write the report for a runs table: report.html (self-contained), summary.md, tables/, figures/.
 
@@ -452,7 +454,8 @@ def build_report(
     whatever the order of its rows. `settings` names the factors, reference levels, baselines, budget and
     rate card; `costs_from_gateway` says the spend was measured by sbx's gateway (a ledger's runs), not
     imported. `judge_calibrations`: for a study graded only by a judge, each judge's calibration from the
-    ledger by spec digest (report/calibration.py; the runs' `judge_spec_sha256` names theirs).
+    ledger by spec digest (report/calibration.py; the runs' `judge_spec_sha256` names theirs). `viewer`: the
+    `sbx view` address run ids link to (render.py VIEWER_URL).
     """
     rule = Exclusion.parse(exclusion)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -482,4 +485,4 @@ def build_report(
                if prep.score_column else ".")
         ),
     ]
-    return write_report(out_dir, title, preamble, sections)
+    return write_report(out_dir, title, preamble, sections, viewer)

@@ -36,15 +36,20 @@ def _row(row: PairRow, gap: bool) -> dict[str, Any]:
             "response": _mark(row.response_equal), "cells": cells, "gap": gap}
 
 
-def pair_html(view: PairView) -> Markup:
-    """The side-by-side table: call, A's and B's request, A's and B's response; the first divergence marked."""
+def pair_html(view: PairView, viewer: str | None = None) -> Markup:
+    """The side-by-side table: call, A's and B's request, A's and B's response; the first divergence marked.
+    With `viewer` (a ledger's runs), each run id links to its page in that `sbx view`."""
+    from orchestrator.report.render import run_link
+
     first = (
         "none: the runs are identical"
         if view.first_divergence is None
         else (f"call {view.first_divergence} ({view.divergence_class})")
     )
     rows = [_row(row, row.index in view.gaps) for row in view.rows]
-    return render_fragment("pair.html.j2", view=view, first=first, rows=rows)
+    links = ({"a": run_link(viewer, view.run_a), "b": run_link(viewer, view.run_b)} if viewer
+             else {"a": None, "b": None})
+    return render_fragment("pair.html.j2", view=view, first=first, rows=rows, links=links)
 
 
 def _md(text: str, limit: int = 160) -> str:

@@ -25,7 +25,7 @@ from orchestrator.diverge.analysis import DivergenceAnalysis, Finding
 from orchestrator.diverge.view import PairView
 from orchestrator.report.diverge_view import pair_html, pair_markdown
 from orchestrator.report.placement import checks_frame, verdicts
-from orchestrator.report.render import FigureSpec, ReportPaths, Section, TableSpec, write_report
+from orchestrator.report.render import VIEWER_URL, FigureSpec, ReportPaths, Section, TableSpec, write_report
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,9 @@ class DivergenceReportInput:
     pair_check: Mapping[str, int] = field(default_factory=dict)
     problems: Sequence[str] = ()
     pair: PairView | None = None
+    #: the `sbx view` address the pair's run ids link to (render.py VIEWER_URL), when the runs are a
+    #: ledger's (a study's arms); None for transcripts named by file, which no viewer knows
+    viewer: str | None = None
 
 
 def _status(finding: Finding | Any) -> str:
@@ -422,7 +425,7 @@ def _tasks(analysis: DivergenceAnalysis) -> Section:
     return s
 
 
-def _pair(view: PairView | None) -> Section:
+def _pair(view: PairView | None, viewer: str | None) -> Section:
     s = Section("pair", "One pair side by side")
     if view is None:
         s.skipped = "no pair with both transcripts"
@@ -431,7 +434,10 @@ def _pair(view: PairView | None) -> Section:
         "What each call added to the conversation (the prompt or the latest tool result) and what the model "
         "answered, as recorded (not normalised; long texts cut). The first divergence is highlighted."
     )
-    s.html, s.markdown = pair_html(view), pair_markdown(view)
+    s.html, s.markdown = pair_html(view, viewer), pair_markdown(view)
+    if viewer:
+        s.notes.append(f"Each run id links to the run's page in `sbx view` at {viewer} (start `sbx view` on "
+                       "the study's home to open it; served by `sbx view`, the links go to that viewer).")
     return s
 
 
@@ -449,7 +455,7 @@ def write_divergence_report(
         _divergence_statistics(analysis),
         _causes(analysis),
         _tasks(analysis),
-        _pair(extra.pair),
+        _pair(extra.pair, extra.viewer),
     ]
     preamble = [
         f"Source: {extra.source}.",
@@ -457,4 +463,4 @@ def write_divergence_report(
         if analysis.preregistered
         else "Exploratory: the definitions were not filed before the runs started.",
     ]
-    return write_report(out_dir, title, preamble, sections)
+    return write_report(out_dir, title, preamble, sections, extra.viewer or VIEWER_URL)

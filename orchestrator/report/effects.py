@@ -241,7 +241,7 @@ def top_runs_table(prep: Prepared) -> pd.DataFrame:
 
 def highest_runs_table(prep: Prepared) -> pd.DataFrame:
     """The N highest-scoring runs themselves (in the metric's direction), with the id a reader opens them by
-    (`sbx view`'s /run/ID, `sbx show ID`) and which rules each broke. Empty without run ids (a runs table
+    (`sbx view`'s /run/ID, `sbx show ID`; `run` the short one, `run_id` the full one) and which rules each broke. Empty without run ids (a runs table
     written by hand)."""
     from orchestrator.ledger.fields import short_run_id
     from orchestrator.run.record import RULE_COLUMNS
@@ -257,6 +257,7 @@ def highest_runs_table(prep: Prepared) -> pd.DataFrame:
         "score": top["score"].tolist(),
         "compliant": ["unknown" if pd.isna(c) else ("yes" if c else "no") for c in top["compliant"]],
         "flagged_by": [", ".join(r for r in rules if row[r] == "flagged") or "-" for _, row in top.iterrows()],
+        "run_id": [str(r) for r in top["run_id"]],  # the full id: the CSV's, and the HTML's link (not shown)
     })
 
 

@@ -11,12 +11,19 @@ import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
 from orchestrator.report.templating import render_page
+
+#: where a report's run ids link to: `sbx view`'s default address (orchestrator/cli/view.py DEFAULT_PORT).
+#: A report is a file: it cannot know where a viewer will run, so it links the default one (`sbx report
+#: --viewer-url` names another) and says so; `sbx view` serving the report points the links at itself
+#: (templating.py `local_run_links`).
+VIEWER_URL = "http://127.0.0.1:8700/"
 
 
 @dataclass
@@ -25,6 +32,13 @@ class TableSpec:
     title: str
     frame: pd.DataFrame
     note: str = ""
+    #: columns whose cells link to a run in `sbx view`: {shown column: column of full run ids}. The id
+    #: columns are kept in the CSV (a script wants the full id) and left out of the HTML and Markdown
+    runs: dict[str, str] = field(default_factory=dict)
+
+    def shown(self) -> pd.DataFrame:
+        """The frame as the HTML and Markdown show it: without the columns of full ids behind the links."""
+        return self.frame.drop(columns=[c for c in self.runs.values() if c in self.frame])
 
 
 @dataclass
@@ -93,11 +107,28 @@ def format_cell(value: object) -> str:
     return str(value)
 
 
-def _cells(frame: pd.DataFrame) -> list[list[tuple[str, bool]]]:
-    """Each row's cells as (text, numeric): numbers are right-aligned."""
+def run_link(viewer: str, run_id: str) -> str:
+    """The address of run `run_id`'s page in the viewer at `viewer` (the id quoted as one path segment)."""
+    return f"{viewer.rstrip('/')}/run/{quote(run_id, safe='')}"
+
+
+def _links(t: TableSpec, viewer: str) -> list[dict[str, str]]:
+    """Per row, {shown column: the run page's address} for the table's run columns (none for a blank id)."""
+    out: list[dict[str, str]] = [{} for _ in range(len(t.frame))]
+    for shown, ids in t.runs.items():
+        for i, run_id in enumerate(t.frame[ids].tolist()):
+            if isinstance(run_id, str) and run_id:
+                out[i][shown] = run_link(viewer, run_id)
+    return out
+
+
+def _cells(t: TableSpec, viewer: str) -> list[list[tuple[str, bool, str | None]]]:
+    """Each row's shown cells as (text, numeric, link): numbers are right-aligned, run ids link to the viewer."""
+    frame, links = t.shown(), _links(t, viewer)
     return [
-        [(format_cell(v), isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)) for v in row]
-        for row in frame.itertuples(index=False)
+        [(format_cell(v), isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool),
+          links[i].get(str(c))) for c, v in zip(frame.columns, row, strict=True)]
+        for i, row in enumerate(frame.itertuples(index=False))
     ]
 
 
@@ -105,22 +136,26 @@ def _base64(png: bytes) -> str:
     return base64.b64encode(png).decode("ascii")
 
 
-def render_html(title: str, preamble: list[str], sections: list[Section]) -> str:
-    """The whole report as one HTML document with no external resources."""
+def render_html(title: str, preamble: list[str], sections: list[Section], viewer: str = VIEWER_URL) -> str:
+    """The whole report as one HTML document with no external resources; run ids link to `viewer`."""
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    linked = any(t.runs for s in sections for t in s.tables)
     return render_page("report.html.j2", title=title, preamble=preamble, sections=sections, stamp=stamp,
-                       cells=_cells, base64=_base64)
+                       cells=lambda t: _cells(t, viewer), base64=_base64, viewer=viewer, linked=linked)
 
 
-def _md_table(frame: pd.DataFrame) -> str:
+def _md_table(t: TableSpec, viewer: str = VIEWER_URL) -> str:
+    frame = t.shown()
     cols = [str(c) for c in frame.columns]
     lines = ["| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
-    for row in frame.itertuples(index=False):
-        lines.append("| " + " | ".join(format_cell(v).replace("|", "\\|") for v in row) + " |")
+    for text_row in _cells(t, viewer):
+        cells = [text.replace("|", "\\|") for text, _, _ in text_row]
+        cells = [f"[{c}]({link})" if link and c else c for c, (_, _, link) in zip(cells, text_row, strict=True)]
+        lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def render_markdown(title: str, preamble: list[str], sections: list[Section]) -> str:
+def render_markdown(title: str, preamble: list[str], sections: list[Section], viewer: str = VIEWER_URL) -> str:
     """The report as Markdown: the same tables, figures referenced as files under figures/."""
     out = [f"# {title}", ""]
     out += [line + "\n" for line in preamble]
@@ -137,7 +172,7 @@ def render_markdown(title: str, preamble: list[str], sections: list[Section]) ->
             out += [f"### {t.title}", ""]
             if t.note:
                 out += [t.note, ""]
-            out += [_md_table(t.frame), "", f"CSV: `tables/{t.name}.csv`", ""]
+            out += [_md_table(t, viewer), "", f"CSV: `tables/{t.name}.csv`", ""]
         if s.markdown:
             out += [s.markdown, ""]
         out += [n + "\n" for n in s.notes]
@@ -157,8 +192,12 @@ class ReportPaths:
         return [self.html, self.markdown, *self.tables.values(), *self.figures.values()]
 
 
-def write_report(out_dir: Path, title: str, preamble: list[str], sections: list[Section]) -> ReportPaths:
-    """Write report.html (self-contained), summary.md, tables/*.csv and figures/*.png under `out_dir`."""
+def write_report(out_dir: Path, title: str, preamble: list[str], sections: list[Section],
+                 viewer: str = VIEWER_URL) -> ReportPaths:
+    """Write report.html (self-contained), summary.md, tables/*.csv and figures/*.png under `out_dir`; run ids
+    link to their pages in the `sbx view` at `viewer`."""
+    if not viewer.startswith(("http://", "https://")):  # a link, never javascript: or a file
+        raise ValueError(f"the viewer's address must start with http:// or https://, got {viewer!r}")
     out_dir = Path(out_dir)
     (out_dir / "tables").mkdir(parents=True, exist_ok=True)
     (out_dir / "figures").mkdir(parents=True, exist_ok=True)
@@ -172,6 +211,6 @@ def write_report(out_dir: Path, title: str, preamble: list[str], sections: list[
             figures[f.name] = out_dir / "figures" / f"{f.name}.png"
             figures[f.name].write_bytes(f.png)
     html_path, md_path = out_dir / "report.html", out_dir / "summary.md"
-    html_path.write_text(render_html(title, preamble, sections), encoding="utf-8")
-    md_path.write_text(render_markdown(title, preamble, sections), encoding="utf-8")
+    html_path.write_text(render_html(title, preamble, sections, viewer), encoding="utf-8")
+    md_path.write_text(render_markdown(title, preamble, sections, viewer), encoding="utf-8")
     return ReportPaths(html_path, md_path, tables, figures)

@@ -9,6 +9,7 @@ names fail the render (StrictUndefined) instead of printing nothing.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
@@ -37,4 +38,15 @@ def render_fragment(template: str, **context: Any) -> Markup:
     return Markup(environment().get_template(template).render(**context))  # escaped by the template itself
 
 
-__all__ = ["Markup", "environment", "render_fragment", "render_page"]
+#: the opening of a run link as templates/report.html.j2 writes it. Escaped text cannot contain it (autoescape
+#: turns `<` and `"` into entities), so only the template's own links match
+_RUN_LINK = re.compile(r'<a class="run" href="[^"]*/run/')
+
+
+def local_run_links(html: str) -> str:
+    """A written report with its run links pointing at the viewer that serves it (`/run/ID` on its own
+    address), whatever viewer address the file was written with (render.py VIEWER_URL, `--viewer-url`)."""
+    return _RUN_LINK.sub('<a class="run" href="/run/', html)
+
+
+__all__ = ["Markup", "environment", "local_run_links", "render_fragment", "render_page"]

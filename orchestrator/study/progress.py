@@ -6,59 +6,36 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
+from rich.text import Text
 
 from orchestrator.ledger import Ledger
 from orchestrator.ledger.fields import short_run_id
 from orchestrator.log import get_logger
-from orchestrator.specs.tasktypes import direction_words, metric_by_name
+from orchestrator.specs.tasktypes import direction_words
 from orchestrator.study.backend import JobResult
 from orchestrator.study.runner import Tally
-from orchestrator.study.status import latest_attempts, study_status
+from orchestrator.study.status import study_status
 
 log = get_logger(__name__)
 
 
 def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
-    """Per pairing, over the latest attempt of each repeat: runs, scored, flagged, mean and best holdout score
-    ("best" in the metric's direction: the lowest RMSE), and the metric the scores are in."""
-    from orchestrator.run.record import row_of
+    """Per pairing, over the latest attempt of each repeat: runs, scored, failed, flagged, mean and best holdout
+    score ("best" in the metric's direction: the lowest RMSE), the metric the scores are in, graded and passed
+    (tests tasks), and the best run. One SQL statement, the one `sbx view`'s study page shows
+    (orchestrator/study/results.py `pairing_results`): the final table and the viewer cannot disagree, and
+    neither loads a study's runs into Python."""
+    from orchestrator.study.results import pairing_results
 
-    reads = {parts.run.run_id: parts for parts in ledger.run_reads(study_id=study_id)}  # one set-based read
-    per: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for (_, pairing, _), run in sorted(latest_attempts(parts.run for parts in reads.values()).items()):
-        per[pairing].append(row_of(reads[run.run_id]))
-    out: dict[str, dict[str, Any]] = {}
-    for pairing, rows in per.items():
-        scores = [r["holdout_score"] for r in rows if r["holdout_score"] is not None]
-        metrics = sorted({r["metric"] for r in rows if r["holdout_score"] is not None and r["metric"]})
-        # one pairing's runs of tasks in two metrics have no one best: none is given
-        metric = metrics[0] if len(metrics) == 1 else None
-        lower = metric is not None and not metric_by_name(metric).higher_is_better
-        # the best-scoring run in the metric's direction (ties: the smallest id), the one `sbx view` opens
-        best = None if len(metrics) > 1 else min(
-            (r for r in rows if r["holdout_score"] is not None),
-            key=lambda r: ((1 if lower else -1) * r["holdout_score"], r["run_id"]), default=None)
-        out[pairing] = {
-            "runs": len(rows), "scored": len(scores),
-            "failed": sum(r["status"] == "failed" for r in rows),
-            "flagged": sum(r["compliant"] is False for r in rows),
-            "mean_holdout": round(sum(scores) / len(scores), 4) if scores else None,
-            "best_holdout": (round(min(scores) if lower else max(scores), 4)
-                             if scores and len(metrics) < 2 else None),
-            "metric": metric,
-            # tests tasks: graded runs and passes (a fail is an outcome, not a failed run)
-            "graded": sum(r["outcome"] is not None for r in rows),
-            "passed": sum(r["outcome"] is True for r in rows),
-            "best_run": best["run_id"] if best else None,
-        }
-    return out
+    with ledger._read() as conn:  # one snapshot, on the ledger's own connection
+        return pairing_results(conn, study_id)
 
 
 def result_table(name: str, results: dict[str, dict[str, Any]]) -> str:
@@ -124,33 +101,48 @@ class StatusPoller:
 
 class StudyDisplay:
     """A `Progress` callback for StudyRunner. On a terminal, a live table redrawn on rich's timer from
-    the tally (kept by the driver) and a `StatusPoller`: an event costs the driver nothing but a flag."""
+    the tally (kept by the driver) and a `StatusPoller`: an event costs the driver nothing but a flag.
+    Every redraw reads `clock` afresh, so the elapsed time moves between events too."""
 
     def __init__(self, ledger: Ledger, name: str, slots: int, live: bool | None = None,
-                 poll_interval_s: float = 1.0) -> None:
+                 poll_interval_s: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.ledger, self.name, self.slots = ledger, name, slots
         self.live_mode = sys.stderr.isatty() if live is None else live
         self.console = Console(stderr=True)
         self.poll_interval_s = poll_interval_s
+        self.clock = clock
         self._live: Live | None = None
         self._poller: StatusPoller | None = None
         self._tally: Tally | None = None
         self.study_id = ""
 
-    def _table(self) -> Table:
-        tally = self._tally
-        status: dict[str, Any] = ((self._poller.latest if self._poller is not None else None)
-                                  or {"pairings": {}, "cpu_seconds": 0})
+    def _status(self) -> dict[str, Any]:
+        return ((self._poller.latest if self._poller is not None else None)
+                or {"pairings": {}, "cpu_seconds": 0})
+
+    def _heading(self) -> list[Text]:
+        """The table's heading as two lines of whole phrases: a table's title wraps at the table's width (55
+        columns here), which cut "about 3m10s left" in two on an 80-column terminal. Each line is cut at the
+        terminal's edge rather than wrapped (only a long study name reaches it)."""
+        tally, status = self._tally, self._status()
         running = len(tally.running) if tally is not None else 0
-        elapsed = time.monotonic() - tally.started if tally is not None else 0.0
+        elapsed = _eta(self.clock() - tally.started) if tally is not None else "-"
         eta = _eta(tally.eta_seconds(self.slots)) if tally is not None else "-"
-        t = Table(title=f"study {self.name}: {running} running on {self.slots} slots, {status['cpu_seconds']} "
-                        f"CPU-s, {elapsed:.0f}s elapsed, about {eta} left")
+        lines = (f"study {self.name}: {running} running on {self.slots} slots",
+                 f"{status['cpu_seconds']} CPU-s, {elapsed} elapsed, about {eta} left")
+        return [Text(line, style="italic", no_wrap=True, overflow="ellipsis") for line in lines]
+
+    def _table(self) -> Table:
+        t = Table()
         for col in ("pairing", "planned", "running", "scoring", "done", "failed"):
             t.add_column(col, justify="left" if col == "pairing" else "right")
-        for pairing, counts in status["pairings"].items():
+        for pairing, counts in self._status()["pairings"].items():
             t.add_row(pairing, *(str(counts.get(c, 0)) for c in ("planned", "running", "scoring", "done", "failed")))
         return t
+
+    def render(self) -> Group:
+        """What the live display shows now: the heading over the table (rich calls it on every redraw)."""
+        return Group(*self._heading(), self._table())
 
     def __call__(self, what: str, tally: Tally, outcome: JobResult | None) -> None:
         self._tally = tally
@@ -162,7 +154,7 @@ class StudyDisplay:
                 if self.study_id:
                     self._poller = StatusPoller(self.ledger.path, self.study_id, self.poll_interval_s)
                     self._poller.start()
-                self._live = Live(get_renderable=self._table, console=self.console, refresh_per_second=2)
+                self._live = Live(get_renderable=self.render, console=self.console, refresh_per_second=2)
                 self._live.start()
             elif what == "end" and self._live is not None:
                 if self._poller is not None:

@@ -2,10 +2,11 @@
 page (LIMIT/OFFSET on an indexed order) or grouped inside SQLite, so no page loads every run of a study.
 
 What a figure means is defined elsewhere and matched here (tests/view/test_queries.py checks the match on
-a ledger): `pairing_results` is orchestrator/study/progress.py `study_results` (the study's final table)
-and `pairing_states` its `study_status`, both over the latest attempt of each (task, pairing, repeat); a
+a ledger): `pairing_results` is orchestrator/study/results.py's, the statement `study_results` (the
+study's final table) runs, with the SQL pieces shared from there, and `pairing_states` is `study_status`, both over the latest attempt of each (task, pairing, repeat); a
 verdict is orchestrator/ledger/audits.py `load` (the latest audit of each rule with the override made
-against its rule version); a run is compliant as compliance/records.py `is_compliant` says.
+against its rule version), read from the ledger's audit_verdicts table, which triggers keep equal to it;
+a run is compliant as compliance/records.py `is_compliant` says.
 """
 
 from __future__ import annotations
@@ -13,48 +14,12 @@ from __future__ import annotations
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
-from compliance.traces import REPORTED_ONLY
+from orchestrator.study.results import COMPLIANCE, HOLDOUT, LATEST, compliant_sql, pairing_results
 from orchestrator.study.status import STATE_BUCKETS
 
 #: runs on one page of the run list
 PAGE_SIZE = 50
-
-#: the latest attempt of each (task, pairing, repeat) of study `:study`: one scan of the UNIQUE index on
-#: (study_id, task, pairing, repeat, attempt) for the MAX, joined back by the same key
-_LATEST = """top AS (
-    SELECT task, pairing, repeat, MAX(attempt) AS attempt FROM runs WHERE study_id = :study
-    GROUP BY task, pairing, repeat),
-latest AS (
-    SELECT r.* FROM top JOIN runs r ON r.study_id = :study AND r.task = top.task AND r.pairing = top.pairing
-    AND r.repeat = top.repeat AND r.attempt = top.attempt)"""
-
-#: the verdict in force of one rule's latest audit `a`: the latest override against its rule version, else its own
-_FINAL_VERDICT = """COALESCE((SELECT o.verdict FROM audit_overrides o WHERE o.run_id = a.run_id AND o.rule = a.rule
-    AND o.rule_version = a.rule_version ORDER BY o.id DESC LIMIT 1), a.verdict)"""
-
-
-def _verdicts(runs: str) -> str:
-    """CTEs ending in `verdicts`: per audited run of `runs` (a SELECT of run ids), its rules (n), the rules
-    that decide compliance (deciding), and those of them whose verdict in force is not clear (bad). One
-    pass over the audits index (run_id, rule), whose entries carry the row id MAX needs."""
-    decides = f"a.rule NOT IN ({_reported_only()})"
-    return f"""last AS (SELECT run_id, rule, MAX(id) AS id FROM audits WHERE run_id IN ({runs}) GROUP BY run_id, rule),
-verdicts AS (
-    SELECT a.run_id, count(*) AS n, SUM({decides}) AS deciding,
-    SUM({decides} AND {_FINAL_VERDICT} <> 'clear') AS bad
-    FROM last JOIN audits a ON a.id = last.id GROUP BY a.run_id)"""
-
-
-#: the number a run is ranked by: its holdout score in the task's metric (an AUC for a row written before
-#: metrics had names), as ScoreResult reads it
-_HOLDOUT = "CASE WHEN s.status = 'scored' THEN COALESCE(s.score, s.auc) END"
-
-
-def _reported_only() -> str:
-    return ", ".join(f"'{rule}'" for rule in sorted(REPORTED_ONLY))  # rule names are ours, never user text
-
 
 @dataclass(frozen=True)
 class StudyLine:
@@ -83,7 +48,7 @@ def studies(conn: sqlite3.Connection) -> list[StudyLine]:
 
 def pairing_states(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[str, int]]:
     """`study_status`'s table: per pairing, the latest attempts counted in its five columns."""
-    rows = conn.execute(f"WITH {_LATEST} SELECT pairing, status, count(*) AS n FROM latest GROUP BY pairing, status",
+    rows = conn.execute(f"WITH {LATEST} SELECT pairing, status, count(*) AS n FROM latest GROUP BY pairing, status",
                         {"study": study_id}).fetchall()
     out: dict[str, dict[str, int]] = defaultdict(dict)
     for row in rows:
@@ -92,66 +57,12 @@ def pairing_states(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[st
     return dict(sorted(out.items()))
 
 
-#: conditions on `v` (a row of `verdicts` LEFT JOINed to a run), as `compliant` in orchestrator/run/record.py:
-#: unaudited (no audit record: None), compliant (every deciding rule's verdict in force clear, and at least
-#: one: True), flagged (audited and not compliant: False; `error` or `unanalysable` fails it as a flag does)
-_COMPLIANCE = {
-    "unaudited": "v.run_id IS NULL",
-    "compliant": "(v.deciding > 0 AND v.bad = 0)",
-    "flagged": "(v.run_id IS NOT NULL AND NOT (v.deciding > 0 AND v.bad = 0))",
-}
-
-
-#: the holdout score's metric, as `ScoreResult` reads it (a row written before metrics had names is an AUC)
-_METRIC = f"CASE WHEN {_HOLDOUT} IS NOT NULL THEN COALESCE(s.metric, 'auc') END"
-
-
-def _best_run(order: str) -> str:
-    return f"""(SELECT l2.run_id FROM latest l2 JOIN scores s ON s.run_id = l2.run_id AND s.dataset = 'holdout'
-         WHERE l2.pairing = l.pairing AND {_HOLDOUT} IS NOT NULL
-         ORDER BY {_HOLDOUT} {order}, l2.run_id LIMIT 1)"""
-
-
-def pairing_results(conn: sqlite3.Connection, study_id: str) -> dict[str, dict[str, Any]]:
-    """`study_results` (the study's final table) in one statement: per pairing over the latest attempts,
-    runs, scored, failed, flagged (not compliant), mean and best holdout score ("best" in the metric's
-    direction; none for a pairing scored in two metrics), the metric, graded and passed, and the best run."""
-    from orchestrator.specs.tasktypes import metric_by_name
-
-    sql = f"""WITH {_LATEST}, {_verdicts("SELECT run_id FROM latest")}
-    SELECT l.pairing, count(*) AS runs, count({_HOLDOUT}) AS scored, SUM(l.status = 'failed') AS failed,
-        SUM({_COMPLIANCE["flagged"]}) AS flagged, AVG({_HOLDOUT}) AS mean_holdout,
-        MAX({_HOLDOUT}) AS highest, MIN({_HOLDOUT}) AS lowest,
-        COUNT(DISTINCT {_METRIC}) AS metrics, MIN({_METRIC}) AS metric,
-        SUM(CASE WHEN o.passed IS NOT NULL OR (json_extract(l.meta_json, '$.task_kind') = 'tests'
-                                               AND l.failure_class = 'agent') THEN 1 ELSE 0 END) AS graded,
-        SUM(COALESCE(o.passed, 0)) AS passed,
-        {_best_run("DESC")} AS highest_run, {_best_run("ASC")} AS lowest_run
-    FROM latest l LEFT JOIN scores s ON s.run_id = l.run_id AND s.dataset = 'holdout'
-    LEFT JOIN outcomes o ON o.run_id = l.run_id LEFT JOIN verdicts v ON v.run_id = l.run_id
-    GROUP BY l.pairing ORDER BY l.pairing"""
-    out: dict[str, dict[str, Any]] = {}
-    for row in conn.execute(sql, {"study": study_id}):
-        mean, one_metric = row["mean_holdout"], row["metrics"] == 1
-        metric = row["metric"] if one_metric else None
-        lower = metric is not None and not metric_by_name(metric).higher_is_better
-        best = (row["lowest"] if lower else row["highest"]) if row["metrics"] < 2 else None
-        out[row["pairing"]] = {
-            "runs": row["runs"], "scored": row["scored"], "failed": row["failed"], "flagged": row["flagged"],
-            "mean_holdout": round(mean, 4) if mean is not None else None,
-            "best_holdout": round(best, 4) if best is not None else None, "metric": metric,
-            "graded": row["graded"], "passed": row["passed"],
-            "best_run": (row["lowest_run"] if lower else row["highest_run"]) if row["metrics"] < 2 else None,
-        }
-    return out
-
-
-#: the verdict filters of the run list: the run's `compliant` (see `_COMPLIANCE`)
+#: the verdict filters of the run list: the run's `compliant` (see `COMPLIANCE`)
 VERDICTS: tuple[str, ...] = ("flagged", "compliant", "unaudited")
 SORTS: dict[str, str] = {
     "created": "r.created_at, r.rowid",
-    "score": f"{_HOLDOUT} IS NULL, {_HOLDOUT} DESC, r.rowid",   # best first, unscored last
-    "-score": f"{_HOLDOUT} IS NULL, {_HOLDOUT}, r.rowid",       # worst first, unscored last
+    "score": f"{HOLDOUT} IS NULL, {HOLDOUT} DESC, r.rowid",   # best first, unscored last
+    "-score": f"{HOLDOUT} IS NULL, {HOLDOUT}, r.rowid",       # worst first, unscored last
     "pairing": "r.pairing, r.task, r.repeat, r.attempt, r.rowid",
     "state": "r.status, r.rowid",
 }
@@ -181,27 +92,23 @@ def run_page(conn: sqlite3.Connection, q: RunQuery, *, size: int = PAGE_SIZE) ->
     """The ids of one page of runs (every attempt) that match `q`, in its order, and how many match."""
     if q.sort not in SORTS:
         raise ValueError(f"sort must be one of {', '.join(SORTS)}")
-    if q.verdict is not None and q.verdict not in _COMPLIANCE:
+    if q.verdict is not None and q.verdict not in COMPLIANCE:
         raise ValueError(f"verdict must be one of {', '.join(VERDICTS)}")
     where, args = [], []
     for column, value in (("r.study_id", q.study_id), ("r.pairing", q.pairing), ("r.status", q.state)):
         if value is not None:
             where.append(f"{column} = ?")
             args.append(value)
-    cte, joins = "", ""
-    if q.verdict is not None:
-        # the verdicts of the runs the other filters leave, then the filter on them
-        runs = "SELECT r.run_id FROM runs r" + (f" WHERE {' AND '.join(where)}" if where else "")
-        cte, joins = f"WITH {_verdicts(runs)} ", " LEFT JOIN verdicts v ON v.run_id = r.run_id"
-        args = [*args, *args]
-        where.append(_COMPLIANCE[q.verdict])
+    joins = ""
+    if q.verdict is not None:  # each run the other filters leave, by its audit_verdicts rows
+        where.append(f"{compliant_sql('r.run_id')} {COMPLIANCE[q.verdict]}")
     cond = f" WHERE {' AND '.join(where)}" if where else ""
-    total = conn.execute(f"{cte}SELECT count(*) FROM runs r{joins}{cond}", args).fetchone()[0]
+    total = conn.execute(f"SELECT count(*) FROM runs r{cond}", args).fetchone()[0]
     pages = max(1, -(-total // size))
     page = min(max(1, q.page), pages)
     if "score" in q.sort:
         joins += " LEFT JOIN scores s ON s.run_id = r.run_id AND s.dataset = 'holdout'"
-    rows = conn.execute(f"{cte}SELECT r.run_id FROM runs r{joins}{cond} ORDER BY {SORTS[q.sort]} LIMIT ? OFFSET ?",
+    rows = conn.execute(f"SELECT r.run_id FROM runs r{joins}{cond} ORDER BY {SORTS[q.sort]} LIMIT ? OFFSET ?",
                         [*args, size, (page - 1) * size]).fetchall()
     return RunPage([row[0] for row in rows], total, page, pages)
 

@@ -4,7 +4,8 @@ ledger and reads it while a study writes.
 
     /                      studies, with their runs counted by state (the page reloads while one runs)
     /study/NAME            a study's pairings with the final table's figures, live counts, its report
-    /study/NAME/report     the study's HTML report, if `sbx report` or `sbx study run --report` wrote one
+    /study/NAME/report     the study's HTML report, if `sbx report` or `sbx study run --report` wrote one,
+                           its run ids linking to /run/ID here
     /runs?study=&pairing=&state=&verdict=&sort=&page=   every run (attempt), paged, filtered, sorted
     /run/ID                one run: record, scores, grading, audits with evidence, meter, events, transcript
 
@@ -111,7 +112,10 @@ class _Handler(BaseHTTPRequestHandler):
         # a study name is one folder under reports/: no separator, no "..", so the path stays inside it
         if "/" in name or name in (".", "..") or not path.is_file():
             raise NotFound(f"no report for study {name!r} (sbx report, or sbx study run --report, writes one)")
-        return path.read_text(encoding="utf-8", errors="replace")
+        from orchestrator.report.templating import local_run_links
+
+        # the file links its run ids to a viewer's address fixed when it was written; here they go to this one
+        return local_run_links(path.read_text(encoding="utf-8", errors="replace"))
 
     @staticmethod
     def _study_id(v: pages.View, name: str) -> str:

@@ -1,4 +1,5 @@
 import math
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -166,3 +167,80 @@ def test_the_highest_scoring_runs_are_named_by_the_id_sbx_view_opens(tmp_path: P
     assert "`sbx view`, then /run/ID" in paths.markdown.read_text()
     without = build_report(make_ml_study(runs=20), tmp_path / "no-ids", seed=0)
     assert "highest_runs" not in without.tables  # a hand-written runs table without ids: nothing to point at
+
+
+class _Links(HTMLParser):
+    """Each link of the page: (its class, its href, its text), text outside tags kept apart."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.links: list[tuple[str | None, str | None, str]] = []
+        self.tags: list[str] = []
+        self._open: tuple[str | None, str | None] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append(tag)
+        if tag == "a":
+            self._open = (dict(attrs).get("class"), dict(attrs).get("href"))
+
+    def handle_data(self, data: str) -> None:
+        if self._open is not None:
+            self.links.append((*self._open, data))
+            self._open = None
+
+
+def _run_links(html: str) -> list[tuple[str | None, str]]:
+    page = _Links()
+    page.feed(html)
+    return [(href, text) for cls, href, text in page.links if cls == "run"]
+
+
+def test_every_run_id_links_to_its_page_in_sbx_view(tmp_path: Path) -> None:
+    """The short id shown links /run/FULL-ID at sbx view's default address (a file cannot know where a viewer
+    runs), the page says so, the CSV keeps the full id, the Markdown links too; --viewer-url names another."""
+    from orchestrator.cli.report import VIEWER_URL as CLI_VIEWER_URL
+    from orchestrator.cli.view import DEFAULT_PORT
+    from orchestrator.report.render import VIEWER_URL
+
+    assert VIEWER_URL == CLI_VIEWER_URL == f"http://127.0.0.1:{DEFAULT_PORT}/"
+    runs = make_ml_study(runs=20)
+    runs["run_id"] = [f"r-20261203120000-{i:06x}" for i in range(len(runs))]
+    paths = build_report(runs, tmp_path / "default", seed=0)
+    table = pd.read_csv(paths.tables["highest_runs"])
+    links = _run_links(paths.html.read_text())
+    assert links == [(f"http://127.0.0.1:8700/run/{full}", short)
+                     for full, short in zip(table["run_id"], table["run"], strict=True)]
+    assert len(links) == 10 and all(full.endswith(short) for full, short in zip(table["run_id"], table["run"],
+                                                                                strict=True))
+    html = paths.html.read_text()
+    assert "<th>run_id</th>" not in html  # the full id is the link's, not a column of its own
+    assert "start <code>sbx view</code>" in html and "http://127.0.0.1:8700/" in html
+    md = paths.markdown.read_text()
+    assert f"[{table['run'][0]}](http://127.0.0.1:8700/run/{table['run_id'][0]})" in md
+    assert "| run_id |" not in md
+
+    other = build_report(runs, tmp_path / "other", seed=0, viewer="https://box.example:9000/sbx/")
+    assert [href for href, _ in _run_links(other.html.read_text())][:1] == [
+        f"https://box.example:9000/sbx/run/{table['run_id'][0]}"]
+    with pytest.raises(ValueError, match="http:// or https://"):
+        build_report(runs, tmp_path / "bad", seed=0, viewer="javascript:alert(1)//")
+    # no run ids (a runs table written by hand): no links and no line about them
+    plain = build_report(make_ml_study(runs=20), tmp_path / "plain", seed=0).html.read_text()
+    assert _run_links(plain) == [] and "start <code>sbx view</code>" not in plain
+
+
+def test_a_hostile_run_id_stays_text_and_one_path_segment(tmp_path: Path) -> None:
+    """A runs CSV is anyone's: its run id is quoted into the link and escaped in the text."""
+    runs = make_ml_study(runs=20)
+    hostile = '"><script>window.pwned=1</script>/../../x?y#z'
+    runs["run_id"] = [hostile + str(i) for i in range(len(runs))]
+    html = build_report(runs, tmp_path / "r", seed=0).html.read_text()
+    page = _Links()
+    page.feed(html)
+    assert page.tags.count("script") == 1  # the report's own figure check, nothing of the id's
+    hrefs = [href for href, _ in _run_links(html)]
+    assert len(hrefs) == 10
+    for href in hrefs:
+        assert href is not None and href.startswith("http://127.0.0.1:8700/run/")
+        assert "/" not in href.removeprefix("http://127.0.0.1:8700/run/")  # the id is one segment
+        assert "?" not in href and "#" not in href and "<" not in href

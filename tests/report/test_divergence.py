@@ -141,3 +141,33 @@ def test_the_hazard_axis_is_the_call_index(indices: tuple[int, ...]) -> None:
     assert (low, high) == (indices[0] - 0.5, indices[-1] + 0.5)
     shown = [float(t) for t in axis.get_xticks() if low <= t <= high]
     assert shown == [float(i) for i in indices]  # one tick per call index, whole numbers only
+
+
+def test_a_study_pairs_run_ids_link_to_sbx_view_and_file_names_do_not(tmp_path: Path, made) -> None:
+    """`sbx diverge STUDY` pairs a ledger's runs: their ids link to /run/ID in `sbx view`; transcripts named
+    by file (`--pairs-csv`) are no viewer's runs and stay text."""
+    from html.parser import HTMLParser
+
+    pairs, runs = made
+    a, b = runs[1]
+    view = pair_view("t", 0, "r-20261203120000-aaaaaa", "r-20261203120000-bbbbbb", a, b, compare_runs(a, b))
+    analysis = analyse(pairs, D, seed=0)
+
+    class Links(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.runs: list[str | None] = []
+
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            if tag == "a" and dict(attrs).get("class") == "run":
+                self.runs.append(dict(attrs).get("href"))
+
+    for viewer, want in (("http://127.0.0.1:8700/", ["http://127.0.0.1:8700/run/r-20261203120000-aaaaaa",
+                                                     "http://127.0.0.1:8700/run/r-20261203120000-bbbbbb"]),
+                         (None, [])):
+        extra = DivergenceReportInput("x", "y", pair=view, viewer=viewer)
+        html = write_divergence_report(analysis, extra, tmp_path / str(bool(viewer)), title="t").html.read_text()
+        page = Links()
+        page.feed(html)
+        assert page.runs == want
+        assert ("Each run id links" in html) == bool(viewer)

@@ -93,3 +93,20 @@ def test_sbx_rescore_is_resumable_and_parallel(scorer_image, flight_data, tmp_pa
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "1 scored, 3 already had a score, 0 failed" in out
+
+
+def test_a_rescore_line_gives_the_score_in_the_tasks_metric() -> None:
+    """An RMSE task's score has no AUC: the line names its metric (it printed `AUC` of None, and failed)."""
+    from orchestrator.cli.score import progress_line
+    from orchestrator.ledger import ScoreResult
+    from orchestrator.scoring.rescore import Progress
+
+    rmse = ScoreResult(dataset="later", status="scored", metric="rmse", score=56.99, n=2000, seconds=2.0)
+    auc = ScoreResult(dataset="later", status="scored", auc=0.7123, n=2000, seconds=1.5, batch_dependent=True)
+    bad = ScoreResult(dataset="later", status="unscorable", reason="no_predict_proba", seconds=0.5)
+    assert progress_line(Progress(1, 3, "r-1", rmse, None), "later") == "[1/3] r-1 later: RMSE 56.9900 (2.0s)"
+    assert progress_line(Progress(2, 3, "r-2", auc, None), "later") == \
+        "[2/3] r-2 later: AUC 0.7123 batch_dependent (1.5s)"
+    assert progress_line(Progress(3, 3, "r-3", bad, None), "later") == \
+        "[3/3] r-3 later: unscorable: no_predict_proba (0.5s)"
+    assert progress_line(Progress(3, 3, "r-4", None, "no artifact"), "later") == "[3/3] r-4 later: error: no artifact"

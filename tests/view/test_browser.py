@@ -1,8 +1,9 @@
 """`sbx view` in a real browser: the system's headless Chromium, driven by Playwright (no browser download:
 `executable_path` is the Chromium tests/report/conftest.py finds). The test starts `sbx view` as a user
 would, on a ledger written through the ledger's API, loads the studies, opens a study, follows its links to
-a run, to the run list and its filters, and to the study's HTML report, and checks that a transcript, event,
-note and evidence carrying `<script>` ran nothing. Screenshots are kept in the test's tmp dir and, when
+a run, to the run list and its filters, to the study's HTML report and from a run id in it back to the run,
+checks that a transcript, event, note and evidence carrying `<script>` ran nothing, and that no table makes
+a page scroll sideways, at 1280 and at 720 pixels. Screenshots are kept in the test's tmp dir and, when
 SBX_TEST_ARTIFACTS names a folder, there too."""
 
 from __future__ import annotations
@@ -66,6 +67,18 @@ def _shot(page: object, tmp_path: Path, name: str) -> None:
         shutil.copy(path, Path(keep) / f"view-{name}.png")
 
 
+def _fits(page: object, where: str) -> None:
+    """No table makes the page scroll sideways: each sits in its own scroll box, and the page is no wider
+    than the window (measured by the browser's layout, at the window's width)."""
+    overflow = page.evaluate(  # type: ignore[attr-defined]
+        "document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0, f"{where}: the page is {overflow}px wider than the window"
+    loose = page.evaluate(  # type: ignore[attr-defined]
+        "[...document.querySelectorAll('table')].filter(t => !t.parentElement.matches('.wrap, .scroll, .tablebox'))"
+        ".map(t => t.outerHTML.slice(0, 80))")
+    assert loose == [], f"{where}: tables outside a scroll box: {loose}"
+
+
 def _write_report(built: Built) -> None:
     """The study's HTML report, written as `sbx study run --report` writes it."""
     from orchestrator.ledger import Ledger
@@ -97,6 +110,7 @@ def test_view_in_chromium(built: Built, chromium: str, sbx_view: str, tmp_path: 
         best = page.locator("#results").get_by_role("link", name=short_run_id(built.runs["best"]))
         expect(best).to_have_count(1)
         _shot(page, tmp_path, "study")
+        _fits(page, "the study page")
 
         best.click()
         expect(page.locator("h1")).to_have_text(f"Run {built.runs['best']}")
@@ -123,6 +137,7 @@ def test_view_in_chromium(built: Built, chromium: str, sbx_view: str, tmp_path: 
         expect(page.locator("section.call")).to_have_count(2)
         expect(page.locator("#transcript")).to_be_visible()
         _shot(page, tmp_path, "run-hostile")
+        _fits(page, "the hostile run's page")
 
         # the study's report, from the study page's link
         page.goto(url + "study/demo")
@@ -133,5 +148,20 @@ def test_view_in_chromium(built: Built, chromium: str, sbx_view: str, tmp_path: 
         done, total = rendered.split("/")
         assert done == total and int(total) > 0, rendered
         _shot(page, tmp_path, "report")
+        _fits(page, "the report")
+
+        # a run id in the report links to the run in this viewer (the file was written for the default port)
+        first = page.locator("table[data-table=highest_runs] a.run").first
+        expect(first).to_have_text(short_run_id(built.runs["best"]))
+        first.click()
+        expect(page.locator("h1")).to_have_text(f"Run {built.runs['best']}")
+
+        # on a narrow window too, the wide tables scroll in their boxes and long cells wrap
+        page.set_viewport_size({"width": 720, "height": 900})
+        for name, path in (("run-narrow", f"run/{built.runs['hostile']}"), ("runs-narrow", "runs?study=demo"),
+                           ("report-narrow", "study/demo/report")):
+            page.goto(url + path)
+            _fits(page, path)
+            _shot(page, tmp_path, name)
         assert errors == [], errors
         browser.close()

@@ -87,6 +87,29 @@ def test_the_report_is_linked_and_served_once_written(built: Built, viewer: View
         assert _get(viewer, bad)[0] == 404
 
 
+def test_the_served_report_links_its_run_ids_to_this_viewer(built: Built, viewer: ViewServer) -> None:
+    """The file links run ids at the address it was written with; served here, they are /run/ID on this
+    viewer (it runs on a port the file could not know), and each opens its run."""
+    import pandas as pd
+
+    from orchestrator.report.render import Section, TableSpec, write_report
+
+    ids = [built.runs["best"], built.runs["hostile"]]
+    frame = pd.DataFrame({"run": [short_run_id(r) for r in ids], "note": [HOSTILE, "x"], "run_id": ids})
+    section = Section("runs", "Runs", tables=[TableSpec("runs", "Runs", frame, runs={"run": "run_id"})])
+    write_report(built.home.report_dir("demo"), "the report", [], [section], viewer="https://elsewhere:1/v/")
+    on_disk = (built.home.report_dir("demo") / "report.html").read_text()
+    assert f'href="https://elsewhere:1/v/run/{ids[0]}"' in on_disk
+    status, _, body = _get(viewer, "/study/demo/report")
+    assert status == 200
+    page = _parse(body)
+    assert [a["href"] for t, a in page.tags if t == "a" and a.get("class") == "run"] == [f"/run/{r}" for r in ids]
+    assert HOSTILE in " ".join(page.text)  # the agent's text is still text: only the template's links moved
+    assert [t for t, a in page.tags if a.get("id") == "injected"] == []
+    status, _, run = _get(viewer, f"/run/{ids[0]}")
+    assert status == 200 and f"Run {ids[0]}" in run
+
+
 def test_run_list_pages_filters_and_links(built: Built, viewer: ViewServer) -> None:
     status, _, body = _get(viewer, "/runs?study=demo&verdict=flagged&sort=score")
     assert status == 200
