@@ -541,11 +541,11 @@ class Ledger:
             ).fetchall()
         return [ExperimentRecord.from_row(r) for r in rows]
 
-    def run_reads(self, *, study_id: str | None = None, run_id: str | None = None) -> list[study_reads.RunReads]:
+    def run_reads(self, *, study_id: str | None = None, run_id: str | None = None) -> study_reads.StudyReads:
         """What the flat row of each run of a study (or of one run) is built from, in one snapshot: one query
         per table, never one per run (ledger/study_reads.py; issue 23)."""
         with self._read() as conn:
-            return study_reads.read_runs(conn, study_id=study_id, run_id=run_id)
+            return study_reads.read_study(conn, study_id=study_id, run_id=run_id)
 
     # --- scores and audits (ledger/scores.py, ledger/audits.py) ---------------------------------------
 

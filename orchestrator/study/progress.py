@@ -8,7 +8,7 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from rich.console import Console
 from rich.live import Live
@@ -25,15 +25,26 @@ from orchestrator.study.status import latest_attempts, study_status
 log = get_logger(__name__)
 
 
+class _Attempt(NamedTuple):
+    """What `latest_attempts` reads of a row, and where the row is."""
+
+    task: str
+    pairing: str
+    repeat: int
+    attempt: int
+    row: int
+
+
 def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
     """Per pairing, over the latest attempt of each repeat: runs, scored, flagged, mean and best holdout score
     ("best" in the metric's direction: the lowest RMSE), and the metric the scores are in."""
-    from orchestrator.run.record import row_of
+    from orchestrator.run.record import rows_of, study_table
 
-    reads = {parts.run.run_id: parts for parts in ledger.run_reads(study_id=study_id)}  # one set-based read
+    rows = rows_of(study_table(ledger, study_id))  # one set-based read
+    attempts = (_Attempt(r["task"], r["pairing"], r["repeat"], r["attempt"], i) for i, r in enumerate(rows))
     per: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for (_, pairing, _), run in sorted(latest_attempts(parts.run for parts in reads.values()).items()):
-        per[pairing].append(row_of(reads[run.run_id]))
+    for (_, pairing, _), at in sorted(latest_attempts(attempts).items()):
+        per[pairing].append(rows[at.row])
     out: dict[str, dict[str, Any]] = {}
     for pairing, rows in per.items():
         scores = [r["holdout_score"] for r in rows if r["holdout_score"] is not None]
