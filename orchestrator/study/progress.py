@@ -8,11 +8,7 @@ import threading
 import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, NamedTuple
-
-from rich.console import Console
-from rich.live import Live
-from rich.table import Table
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from orchestrator.ledger import Ledger
 from orchestrator.ledger.fields import short_run_id
@@ -21,6 +17,11 @@ from orchestrator.specs.tasktypes import direction_words, metric_by_name
 from orchestrator.study.backend import RunOutcome
 from orchestrator.study.runner import Tally
 from orchestrator.study.status import latest_attempts, study_status
+
+if TYPE_CHECKING:  # rich loads only for a live table on a terminal: a study logging lines never imports it
+    from rich.console import Console
+    from rich.live import Live
+    from rich.table import Table
 
 log = get_logger(__name__)
 
@@ -141,7 +142,11 @@ class StudyDisplay:
                  poll_interval_s: float = 1.0) -> None:
         self.ledger, self.name, self.slots = ledger, name, slots
         self.live_mode = sys.stderr.isatty() if live is None else live
-        self.console = Console(stderr=True)
+        self.console: Console | None = None
+        if self.live_mode:
+            from rich.console import Console
+
+            self.console = Console(stderr=True)
         self.poll_interval_s = poll_interval_s
         self._live: Live | None = None
         self._poller: StatusPoller | None = None
@@ -149,6 +154,8 @@ class StudyDisplay:
         self.study_id = ""
 
     def _table(self) -> Table:
+        from rich.table import Table
+
         tally = self._tally
         status: dict[str, Any] = ((self._poller.latest if self._poller is not None else None)
                                   or {"pairings": {}, "cpu_seconds": 0})
@@ -170,6 +177,8 @@ class StudyDisplay:
             self.study_id = found.study_id if found else ""
         if self.live_mode:
             if what == "start":
+                from rich.live import Live
+
                 if self.study_id:
                     self._poller = StatusPoller(self.ledger.path, self.study_id, self.poll_interval_s)
                     self._poller.start()
