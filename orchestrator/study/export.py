@@ -98,6 +98,6 @@ def _iso_cells(values: list[float | None]) -> list[str | None]:
         hour, second = divmod(second, 3600)
         minute, second = divmod(second, 60)
         # Timestamp.isoformat: no fraction, the microseconds, or (any nanoseconds) all nine digits
-        frac = "" if not fraction else f".{fraction // 1000:06d}" if not fraction % 1000 else f".{fraction:09d}"
+        frac = "" if not fraction else f".{fraction:09d}" if fraction % 1000 else f".{fraction // 1000:06d}"
         out.append(f"{days[day]}T{hour:02d}:{minute:02d}:{second:02d}{frac}+00:00")
     return out

@@ -27,7 +27,7 @@ log = get_logger(__name__)
 
 
 class _Attempt(NamedTuple):
-    """What `latest_attempts` reads of a row, and where the row is."""
+    """What `latest_attempts` reads of an attempt, and its row in the study's columns."""
 
     task: str
     pairing: str
@@ -36,16 +36,22 @@ class _Attempt(NamedTuple):
     row: int
 
 
+#: what the final table reads of each latest attempt's row
+_RESULT_COLUMNS = ("holdout_score", "metric", "status", "compliant", "outcome", "run_id")
+
+
 def study_results(ledger: Ledger, study_id: str) -> dict[str, dict[str, Any]]:
     """Per pairing, over the latest attempt of each repeat: runs, scored, flagged, mean and best holdout score
     ("best" in the metric's direction: the lowest RMSE), and the metric the scores are in."""
-    from orchestrator.run.record import rows_of, study_table
+    from orchestrator.run.record import study_table
 
-    rows = rows_of(study_table(ledger, study_id))  # one set-based read
-    attempts = (_Attempt(r["task"], r["pairing"], r["repeat"], r["attempt"], i) for i, r in enumerate(rows))
+    table = study_table(ledger, study_id)  # one set-based read, as columns
+    keys = zip(table.get("task", ()), table.get("pairing", ()), table.get("repeat", ()), table.get("attempt", ()),
+               strict=True)
+    attempts = (_Attempt(*key, row) for row, key in enumerate(keys))
     per: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for (_, pairing, _), at in sorted(latest_attempts(attempts).items()):
-        per[pairing].append(rows[at.row])
+        per[pairing].append({c: table[c][at.row] for c in _RESULT_COLUMNS})
     out: dict[str, dict[str, Any]] = {}
     for pairing, rows in per.items():
         scores = [r["holdout_score"] for r in rows if r["holdout_score"] is not None]
