@@ -180,11 +180,15 @@ class StudyRunner:
         none is ever planned twice)."""
         if not missing:
             return {}
+        created: dict[tuple[str, str, int], str] = {}
         with self.ledger.batch():
-            return {planned.key: self.ledger.new_run(
-                task=planned.task, agent=planned.pairing.agent or f"command:{Path(planned.pairing.agent_command or '').name}",
-                budget_name=self.spec.budget, model=planned.pairing.model, pairing=planned.pairing.name,
-                study_id=self.study_id, repeat=planned.repeat, meta={"order": planned.order}) for planned in missing}
+            for planned in missing:
+                p = planned.pairing
+                created[planned.key] = self.ledger.new_run(
+                    task=planned.task, agent=p.agent or f"command:{Path(p.agent_command or '').name}",
+                    budget_name=self.spec.budget, model=p.model, pairing=p.name, study_id=self.study_id,
+                    repeat=planned.repeat, meta={"order": planned.order})
+        return created
 
     def pending(self) -> list[RunJob]:
         """Jobs left to do, in plan order: create missing rows, retry infra failures within the limit."""
