@@ -7,7 +7,8 @@ that child's rusage via wait4):
 
 - `sbx study status`, `sbx export --format csv` and `--format parquet`, the report's frame of the study
   (`study.export.runs_frame`, what `--report` and `sbx report --study` read), what the end of `sbx study
-  run` reads (`study_status` and `study_results`), `sbx show TAIL` (a hex-tail prefix of a run mid-ledger);
+  run` reads (`study_status` and `study_results`), `sbx show TAIL` (a hex-tail prefix of a run mid-ledger),
+  and the whole `sbx report` (every section, figure and table; up to `--report-up-to` runs);
 - the report's best-of-k table: `orchestrator.stats.pooled_best_of_k` (the entry point the report's
   keep tables call, default 2,000 resamples) on the study's (pairing, eval score, holdout score,
   compliant) read by one SQL query; and the same with the bootstrap in one block, which is what the
@@ -193,6 +194,8 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=1, help="runs of each command; the fastest is shown")
     ap.add_argument("--skip", action="append", default=[], metavar="PREFIX",
                     help="leave out the cases whose name starts with PREFIX (repeatable)")
+    ap.add_argument("--report-up-to", type=int, default=10_000, metavar="RUNS",
+                    help="the whole `sbx report` only up to this size (its pieces are timed at every size)")
     ap.add_argument("--work", type=Path, metavar="DIR",
                     help="keep the ledgers here and reuse one already written (default: a fresh temporary folder)")
     ap.add_argument("--write", nargs=2, metavar=("LEDGER", "RUNS"), help=argparse.SUPPRESS)
@@ -235,11 +238,15 @@ def main() -> int:
             "runs frame (the report's read)": ([py, "-c", RUNS_FRAME, str(ledger)], join_cost),
             "study end (status + results)": ([py, "-c", STUDY_END, str(ledger)], join_cost),
             "show TAIL": ([*sbx, "show", tail, "--ledger", str(ledger)], help_cost),
+            "report (sbx report, whole)": ([*sbx, "report", "bench", "--ledger", str(ledger), "--out",
+                                            str(work / f"report-{size}")], help_cost),
             "best-of-k (blocks)": ([py, "-c", BEST_OF_K, str(ledger), "blocks"], help_cost),
             "best-of-k (one block, as before)": ([py, "-c", BEST_OF_K, str(ledger), "one-block"], help_cost),
         }
         if size > DENSE_UP_TO:  # the dense matrices and their copies would need several GiB
             del cases["best-of-k (one block, as before)"]
+        if size > args.report_up_to:
+            del cases["report (sbx report, whole)"]
         cases = {k: v for k, v in cases.items() if not any(k.startswith(p) for p in args.skip)}
         for name, (argv, floor) in cases.items():
             results.setdefault(name, {})[size] = measure(argv, args.repeats)
