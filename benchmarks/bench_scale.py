@@ -6,8 +6,9 @@ score, 3 audit rows), then times, each as its own process (wall clock, CPU = use
 that child's rusage via wait4):
 
 - `sbx study status`, `sbx export --format csv` and `--format parquet`, the report's frame of the study
-  (`study.export.runs_frame`, what `--report` and `sbx report --study` read), `sbx show TAIL` (a hex-tail
-  prefix of a run mid-ledger);
+  (`study.export.runs_frame`, what `--report` and `sbx report --study` read), what the end of `sbx study
+  run` reads (`study_status` and `study_results`), `sbx show TAIL` (a hex-tail prefix of a run mid-ledger),
+  and the whole `sbx report` (every section, figure and table; up to `--report-up-to` runs);
 - the report's best-of-k table: `orchestrator.stats.pooled_best_of_k` (the entry point the report's
   keep tables call, default 2,000 resamples) on the study's (pairing, eval score, holdout score,
   compliant) read by one SQL query; and the same with the bootstrap in one block, which is what the
@@ -17,65 +18,33 @@ that child's rusage via wait4):
   of columns (runs, study name, both scores, the audit verdicts) to CSV with the csv module.
 
 Each figure is printed beside its ratio to the smallest size and to its floor. No figure is asserted;
-this is a measurement. Usage:
+this is a measurement. The 100k ledger takes minutes to write (about 7 ms a run here, every call through
+the Ledger's write methods, 1,000 runs a transaction); `--work DIR` keeps the ledgers and reuses them.
+Usage:
     PYTHONPATH=. .venv/bin/python benchmarks/bench_scale.py [--sizes 1000,10000[,100000]] [--repeats 1]
-        [--skip "best-of-k"]   (leave out the cases whose name starts with that)
+        [--skip "best-of-k"]   (leave out the cases whose name starts with that)  [--work DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import platform
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from orchestrator.ledger import Ledger
 
 ROOT = Path(__file__).resolve().parents[1]
 PAIRINGS = ("claude/opus", "claude/sonnet", "codex/gpt", "aider/gpt", "noop")
 TASKS = tuple(f"task-{i:02d}" for i in range(20))
-#: runs written per transaction: the bulk path batches Ledger calls, it does not go around them
+#: runs written per transaction (`Ledger.batch`): the bulk path batches Ledger calls, it does not go around them
 BATCH = 1_000
 #: the largest study the one-block (dense) best-of-k is run on: about 1 GiB at 10k runs, ~10x that at 100k
 DENSE_UP_TO = 20_000
-
-
-@contextlib.contextmanager
-def _one_transaction(ledger: Ledger) -> Iterator[None]:
-    """Let the Ledger's own write methods join one open BEGIN IMMEDIATE instead of committing each call.
-
-    The ledger commits per call (right for a live study, slow for writing 100k runs at once); this wraps
-    a batch of its calls in one transaction by making `db.write_transaction` join an open one."""
-    from orchestrator.ledger import db
-
-    original = db.write_transaction
-
-    @contextlib.contextmanager
-    def join(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-        if conn.in_transaction:
-            yield conn
-        else:
-            with original(conn) as c:
-                yield c
-
-    db.write_transaction = join
-    conn = ledger._connection()
-    try:
-        with original(conn):
-            yield
-    finally:
-        db.write_transaction = original
 
 
 def write_study(path: Path, runs: int) -> str:
@@ -95,7 +64,7 @@ def write_study(path: Path, runs: int) -> str:
     with Ledger(path, create=True) as ledger:
         study = ledger.create_study("bench", {"name": "bench", "repeats": runs // (len(PAIRINGS) * len(TASKS))})
         for start in range(0, runs, BATCH):
-            with _one_transaction(ledger):
+            with ledger.batch():  # BATCH runs a transaction, each call through the Ledger's own write
                 for i in range(start, min(runs, start + BATCH)):
                     pairing = PAIRINGS[i % len(PAIRINGS)]
                     agent, _, model = pairing.partition("/")
@@ -160,6 +129,18 @@ with Ledger(sys.argv[1], create=False) as ledger:
 print(len(frame), file=sys.stderr)
 """
 
+#: what the end of `sbx study run` reads before printing its table: the status and the final table
+STUDY_END = """
+import sys
+from orchestrator.ledger import Ledger
+from orchestrator.study.progress import study_results
+from orchestrator.study.status import study_id_of, study_status
+with Ledger(sys.argv[1], create=False) as ledger:
+    study = study_id_of(ledger, 'bench')
+    study_status(ledger, study)
+    print(len(study_results(ledger, study)), file=sys.stderr)
+"""
+
 #: the report's best-of-k table on the study's runs; argv[2] "one-block" reproduces the dense matrix's cost
 BEST_OF_K = """
 import sqlite3, sys
@@ -213,6 +194,10 @@ def main() -> int:
     ap.add_argument("--repeats", type=int, default=1, help="runs of each command; the fastest is shown")
     ap.add_argument("--skip", action="append", default=[], metavar="PREFIX",
                     help="leave out the cases whose name starts with PREFIX (repeatable)")
+    ap.add_argument("--report-up-to", type=int, default=10_000, metavar="RUNS",
+                    help="the whole `sbx report` only up to this size (its pieces are timed at every size)")
+    ap.add_argument("--work", type=Path, metavar="DIR",
+                    help="keep the ledgers here and reuse one already written (default: a fresh temporary folder)")
     ap.add_argument("--write", nargs=2, metavar=("LEDGER", "RUNS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.write:  # the writer runs in its own process (see below)
@@ -222,20 +207,26 @@ def main() -> int:
         print(write_study(Path(args.write[0]), int(args.write[1])))
         return 0
     sizes = [int(s) for s in args.sizes.split(",")]
-    work = Path(tempfile.mkdtemp(prefix="sbx-bench-scale-"))
+    work = args.work or Path(tempfile.mkdtemp(prefix="sbx-bench-scale-"))
+    work.mkdir(parents=True, exist_ok=True)
     py = sys.executable
     sbx = [py, "-m", "orchestrator", "--log-level", "warning"]
     results: dict[str, dict[int, Cost]] = {}
     floors: dict[str, dict[int, Cost]] = {}
     for size in sizes:
-        ledger = work / f"ledger-{size}.sqlite"
-        t0 = time.perf_counter()
-        # written by a child process: this one stays small (stdlib only), since a child's peak RSS counts
-        # what it shared with its parent before exec
-        tail = subprocess.run([py, __file__, "--write", str(ledger), str(size)], check=True, text=True,
-                              capture_output=True, env=os.environ | {"PYTHONPATH": str(ROOT)}).stdout.strip()
-        print(f"# wrote {size} runs in {time.perf_counter() - t0:.1f} s "
-              f"({ledger.stat().st_size / size / 1024:.1f} KiB a run)", file=sys.stderr)
+        ledger, tail_file = work / f"ledger-{size}.sqlite", work / f"ledger-{size}.tail"
+        if not tail_file.exists():  # written whole or not at all: the tail file is written last
+            for stale in work.glob(f"ledger-{size}.sqlite*"):
+                stale.unlink()
+            t0 = time.perf_counter()
+            # written by a child process: this one stays small (stdlib only), since a child's peak RSS counts
+            # what it shared with its parent before exec
+            tail = subprocess.run([py, __file__, "--write", str(ledger), str(size)], check=True, text=True,
+                                  capture_output=True, env=os.environ | {"PYTHONPATH": str(ROOT)}).stdout.strip()
+            print(f"# wrote {size} runs in {time.perf_counter() - t0:.1f} s "
+                  f"({ledger.stat().st_size / size / 1024:.1f} KiB a run)", file=sys.stderr)
+            tail_file.write_text(tail)
+        tail = tail_file.read_text()
         help_cost = measure([*sbx, "--help"], args.repeats)
         join_cost = measure([py, "-c", FLOOR_EXPORT, str(ledger), str(work / "floor.csv")], args.repeats)
         cases = {
@@ -245,12 +236,17 @@ def main() -> int:
             "export parquet": ([*sbx, "export", "bench", "--format", "parquet", "--out", str(work / "x.parquet"),
                                 "--ledger", str(ledger)], join_cost),
             "runs frame (the report's read)": ([py, "-c", RUNS_FRAME, str(ledger)], join_cost),
+            "study end (status + results)": ([py, "-c", STUDY_END, str(ledger)], join_cost),
             "show TAIL": ([*sbx, "show", tail, "--ledger", str(ledger)], help_cost),
+            "report (sbx report, whole)": ([*sbx, "report", "bench", "--ledger", str(ledger), "--out",
+                                            str(work / f"report-{size}")], help_cost),
             "best-of-k (blocks)": ([py, "-c", BEST_OF_K, str(ledger), "blocks"], help_cost),
             "best-of-k (one block, as before)": ([py, "-c", BEST_OF_K, str(ledger), "one-block"], help_cost),
         }
         if size > DENSE_UP_TO:  # the dense matrices and their copies would need several GiB
             del cases["best-of-k (one block, as before)"]
+        if size > args.report_up_to:
+            del cases["report (sbx report, whole)"]
         cases = {k: v for k, v in cases.items() if not any(k.startswith(p) for p in args.skip)}
         for name, (argv, floor) in cases.items():
             results.setdefault(name, {})[size] = measure(argv, args.repeats)

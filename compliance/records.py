@@ -17,6 +17,8 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from compliance.verdicts import passes
+
 Verdict = Literal["flagged", "clear", "unanalysable", "error"]
 OverrideVerdict = Literal["flagged", "clear"]
 EvidenceKind = Literal["static_trace", "batch_check", "parse_error", "incomplete", "content", "unanalysable"]
@@ -103,7 +105,7 @@ class AuditRecord(_Model):
 
 
 class Verdicted(Protocol):
-    """What `is_compliant` reads of a record: an AuditRecord, or the ledger's evidence-free AuditVerdict."""
+    """What `is_compliant` reads of a record: an AuditRecord (or anything with its rule and final verdict)."""
 
     @property
     def rule(self) -> str: ...
@@ -112,14 +114,7 @@ class Verdicted(Protocol):
 
 
 def is_compliant(records: Iterable[Verdicted], rules: Collection[str] | None = None) -> bool:
-    """Whether a run passes: every record of the rules in `rules` clear after overrides. By default every
-    rule decides except those that are reported only (`compliance.traces.REPORTED_ONLY`:
-    `eval_features_in_fit`, outside the default exclusion). A flagged, undecided (`error`) or `unanalysable`
-    rule fails it; a run with no deciding records at all has not been audited and does not pass either."""
-    if rules is None:
-        from compliance.traces import REPORTED_ONLY
-
-        verdicts = [r.final_verdict for r in records if r.rule not in REPORTED_ONLY]
-    else:
-        verdicts = [r.final_verdict for r in records if r.rule in rules]
-    return bool(verdicts) and all(v == "clear" for v in verdicts)
+    """Whether a run passes: every record of the rules in `rules` clear after overrides
+    (compliance/verdicts.py `passes`: by default the reported-only rules do not decide, and a run with no
+    deciding records has not been audited and does not pass)."""
+    return passes(((r.rule, r.final_verdict) for r in records), rules)

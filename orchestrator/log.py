@@ -19,8 +19,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-import structlog
-from structlog.typing import EventDict
+# structlog's dev and tracebacks modules import rich when it is installed, for pretty tracebacks this setup
+# never uses (`format_exc_info` turns an exception into text before the console renderer, whose exception
+# formatter is then plain_traceback); that import was most of a reading command's start-up (~0.35 CPU-s of
+# `sbx show`). So structlog is imported with rich hidden: `import rich` fails inside it only. A study's live
+# table imports rich itself when a terminal shows it (study/progress.py); a process that imported rich or
+# structlog before this keeps them as they are.
+_HIDE_RICH = "rich" not in sys.modules and "structlog" not in sys.modules
+if _HIDE_RICH:
+    sys.modules["rich"] = None  # type: ignore[assignment]
+try:
+    import structlog  # noqa: E402
+    from structlog.typing import EventDict  # noqa: E402
+finally:
+    if _HIDE_RICH:
+        del sys.modules["rich"]
 
 
 class _Stderr:

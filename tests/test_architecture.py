@@ -168,8 +168,10 @@ def test_every_command_that_reads_the_ledger_takes_ledger(argv: str) -> None:
 
 def test_the_statistics_name_the_same_rules_as_the_audit() -> None:
     # orchestrator.stats cannot import compliance (layers), so it keeps its own list: it must agree
-    from compliance.traces import DEFAULT_RULES, RULES
+    # (run/record.py's verdict columns and compliance/verdicts.py read these names too)
+    from compliance.traces import DEFAULT_RULES, REPORTED_ONLY, RULES
     from orchestrator.stats import exclusion
 
     assert exclusion.ALL_RULES == tuple(r.name for r in RULES)
     assert exclusion.RULES == DEFAULT_RULES
+    assert frozenset(exclusion.OPTIONAL_RULES) == REPORTED_ONLY

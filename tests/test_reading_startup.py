@@ -1,6 +1,7 @@
 """The commands that only read the ledger start light (issue 23): each runs here for real, in a fresh
 process, on a small ledger, and afterwards none of the heavy modules a run or a report needs (the Docker SDK,
-pandas, xgboost, aiohttp, ray) is loaded. That holds on any machine's speed; the start-up times themselves
+pandas, xgboost, aiohttp, ray) is loaded, nor rich (structlog imports it for tracebacks the log never uses;
+only a study's live table on a terminal needs it). That holds on any machine's speed; the start-up times themselves
 are measured by benchmarks/bench_scale.py and recorded in docs/statistics.md."""
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from orchestrator.ledger.audits import AuditRow
 from orchestrator.run.audit import committed_train
 
 ROOT = Path(__file__).resolve().parents[1]
-HEAVY = ("docker", "pandas", "xgboost", "aiohttp", "ray", "sklearn", "scipy")
+HEAVY = ("docker", "pandas", "xgboost", "aiohttp", "ray", "sklearn", "scipy", "rich")
 
 #: run `sbx ARGS...` in this process, then report its exit code and which heavy modules it loaded
 _DRIVER = """
@@ -74,8 +75,9 @@ def _run(args: list[str], home: Path) -> dict[str, object]:
     ("show", ["show", "{run}", "--json"], ()),
     ("study status", ["study", "status", "light", "--json"], ()),
     ("audit --study", ["audit", "--study", "light", "--json"], ()),
-    # the export writes its file with pandas (the formats are pandas'); nothing else heavy
-    ("export csv", ["export", "light", "--format", "csv", "--out", "{tmp}/x.csv"], ("pandas",)),
+    # the CSV is written with the csv module; Parquet is pandas' (and pyarrow's) format
+    ("export csv", ["export", "light", "--format", "csv", "--out", "{tmp}/x.csv"], ()),
+    ("export parquet", ["export", "light", "--format", "parquet", "--out", "{tmp}/x.parquet"], ("pandas",)),
 ])
 def test_a_reading_command_loads_nothing_heavy(name: str, args: list[str], allowed: tuple[str, ...],
                                                small_ledger: tuple[Path, str], tmp_path: Path) -> None:
@@ -83,3 +85,23 @@ def test_a_reading_command_loads_nothing_heavy(name: str, args: list[str], allow
     argv = [a.format(run=run_id[-6:], tmp=tmp_path) for a in args]
     report = _run(argv, path.parent)
     assert [m for m in report["loaded"] if m not in allowed] == [], name  # type: ignore[union-attr]
+
+
+def test_a_study_that_logs_lines_never_loads_rich(small_ledger: tuple[Path, str]) -> None:
+    """The live table is rich's; a study whose stderr is no terminal logs lines and does without it."""
+    path, _ = small_ledger
+    code = f"""
+import sys
+from orchestrator.ledger import Ledger
+from orchestrator.study.progress import StudyDisplay
+from orchestrator.study.runner import Tally
+with Ledger({str(path)!r}, create=False) as ledger:
+    display = StudyDisplay(ledger, "light", slots=2, live=False)
+    tally = Tally(planned=2)
+    for what in ("start", "started", "end"):
+        display(what, tally, None)
+print("rich" in sys.modules)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "False"

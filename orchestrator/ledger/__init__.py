@@ -9,7 +9,7 @@ from orchestrator.ledger.records import AttemptState, EventRecord, ExperimentRec
 from orchestrator.ledger.schema import MIGRATIONS, Migration
 from orchestrator.ledger.scores import ScoreResult
 from orchestrator.ledger.state import NEXT, FailureClass, RunState, transition
-from orchestrator.ledger.study_reads import AuditVerdict, GradedCounts, RunReads
+from orchestrator.ledger.study_reads import StudyReads
 
 __all__ = [
     "ADHOC",
@@ -17,23 +17,21 @@ __all__ = [
     "NEXT",
     "AttemptState",
     "AuditRow",
-    "AuditVerdict",
     "EventRecord",
     "ExperimentRecord",
     "FailureClass",
     "FiledDefinitions",
-    "GradedCounts",
     "GradingRow",
     "Ledger",
     "Migration",
     "ModelUsage",
     "OverrideRow",
     "GradedOutcome",
-    "RunReads",
     "RunRecord",
     "RunState",
     "ScoreResult",
     "StoredAnalysis",
+    "StudyReads",
     "StudyRecord",
     "transition",
 ]

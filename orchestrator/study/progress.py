@@ -8,12 +8,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-from rich.console import Console, Group
-from rich.live import Live
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.ledger import Ledger
 from orchestrator.ledger.fields import short_run_id
@@ -22,6 +17,12 @@ from orchestrator.specs.tasktypes import direction_words
 from orchestrator.study.backend import JobResult
 from orchestrator.study.runner import Tally
 from orchestrator.study.status import study_status
+
+if TYPE_CHECKING:  # rich loads only for a live table on a terminal: a study logging lines never imports it
+    from rich.console import Console, Group
+    from rich.live import Live
+    from rich.table import Table
+    from rich.text import Text
 
 log = get_logger(__name__)
 
@@ -108,7 +109,11 @@ class StudyDisplay:
                  poll_interval_s: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.ledger, self.name, self.slots = ledger, name, slots
         self.live_mode = sys.stderr.isatty() if live is None else live
-        self.console = Console(stderr=True)
+        self.console: Console | None = None
+        if self.live_mode:
+            from rich.console import Console
+
+            self.console = Console(stderr=True)
         self.poll_interval_s = poll_interval_s
         self.clock = clock
         self._live: Live | None = None
@@ -124,6 +129,8 @@ class StudyDisplay:
         """The table's heading as two lines of whole phrases: a table's title wraps at the table's width (55
         columns here), which cut "about 3m10s left" in two on an 80-column terminal. Each line is cut at the
         terminal's edge rather than wrapped (only a long study name reaches it)."""
+        from rich.text import Text
+
         tally, status = self._tally, self._status()
         running = len(tally.running) if tally is not None else 0
         elapsed = _eta(self.clock() - tally.started) if tally is not None else "-"
@@ -133,6 +140,8 @@ class StudyDisplay:
         return [Text(line, style="italic", no_wrap=True, overflow="ellipsis") for line in lines]
 
     def _table(self) -> Table:
+        from rich.table import Table
+
         t = Table()
         for col in ("pairing", "planned", "running", "scoring", "done", "failed"):
             t.add_column(col, justify="left" if col == "pairing" else "right")
@@ -142,6 +151,8 @@ class StudyDisplay:
 
     def render(self) -> Group:
         """What the live display shows now: the heading over the table (rich calls it on every redraw)."""
+        from rich.console import Group
+
         return Group(*self._heading(), self._table())
 
     def __call__(self, what: str, tally: Tally, outcome: JobResult | None) -> None:
@@ -154,6 +165,8 @@ class StudyDisplay:
                 if self.study_id:
                     self._poller = StatusPoller(self.ledger.path, self.study_id, self.poll_interval_s)
                     self._poller.start()
+                from rich.live import Live
+
                 self._live = Live(get_renderable=self.render, console=self.console, refresh_per_second=2)
                 self._live.start()
             elif what == "end" and self._live is not None:

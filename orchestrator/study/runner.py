@@ -173,21 +173,34 @@ class StudyRunner:
             self._kinds[task] = task_kind(task_yaml(task))
         return self._kinds[task]
 
+    def _create(self, missing: list[PlannedRun]) -> dict[tuple[str, str, int], str]:
+        """The planned runs that have no row yet, each planned (attempt 1), in one write transaction: a
+        fresh study of 100,000 runs commits once, not once a run; a driver killed meanwhile leaves none of
+        them, and the next `sbx study run` plans them all (the rows are keyed by task, pairing and repeat, so
+        none is ever planned twice)."""
+        if not missing:
+            return {}
+        created: dict[tuple[str, str, int], str] = {}
+        with self.ledger.batch():
+            for planned in missing:
+                p = planned.pairing
+                created[planned.key] = self.ledger.new_run(
+                    task=planned.task, agent=p.agent or f"command:{Path(p.agent_command or '').name}",
+                    budget_name=self.spec.budget, model=p.model, pairing=p.name, study_id=self.study_id,
+                    repeat=planned.repeat, meta={"order": planned.order})
+        return created
+
     def pending(self) -> list[RunJob]:
         """Jobs left to do, in plan order: create missing rows, retry infra failures within the limit."""
         latest = latest_attempts(self.ledger.list_runs(study_id=self.study_id))
         # what the audited runs have of their last steps: one query each for the study, not two per run
         scored, judged = self.ledger.scored_datasets(self.study_id), self.ledger.judges_of_study(self.study_id)
+        created = self._create([planned for planned in self.plan if planned.key not in latest])
         jobs: list[RunJob] = []
         for planned in self.plan:
             run = latest.get(planned.key)
             if run is None:
-                p = planned.pairing
-                run_id = self.ledger.new_run(task=planned.task, agent=p.agent or f"command:{Path(p.agent_command or '').name}",
-                                             budget_name=self.spec.budget, model=p.model, pairing=p.name,
-                                             study_id=self.study_id, repeat=planned.repeat,
-                                             meta={"order": planned.order})
-                jobs.append(self._job(planned, run_id, "run"))
+                jobs.append(self._job(planned, created[planned.key], "run"))
                 continue
             status, attempt = run.status, run.attempt
             if status == RunState.PLANNED:

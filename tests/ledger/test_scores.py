@@ -100,3 +100,13 @@ def test_the_metric_columns_round_trip_and_old_rows_become_auc(tmp_path: Path) -
         rmse = ScoreResult(dataset="holdout", status="scored", metric="rmse", score=12.5, score_se=0.3, n=900)
         led.save_score(run, rmse)
         assert led.scores(run)["holdout"] == rmse
+
+
+def test_the_json_form_is_every_field() -> None:
+    """`to_json` reads the fields without `asdict`'s deep copy; it is the same dict."""
+    import dataclasses
+
+    result = ScoreResult(dataset="holdout", status="scored", auc=0.7, n=10, positives=3, withheld_json="[]",
+                         batch_dependent=False, metric="auc", score=0.7)
+    assert result.to_json() == dataclasses.asdict(result)
+    assert list(result.to_json()) == [f.name for f in dataclasses.fields(ScoreResult)]
