@@ -45,13 +45,18 @@ def input_hash(base_id: str, root: Path | None = None) -> str:
 
 
 def prepare_context(root: Path | None = None) -> None:
-    """Download the fleet wheelhouse on the host (a no-op when it already holds every pin) and write the
-    hash-checked install.lock the image installs from (the sha256 of each wheel, checked against the lock)."""
+    """Download the fleet wheelhouse on the host (a no-op when it already holds every pin)."""
     folder = fleet_dir(root)
-    lock, wheels = folder / "requirements.lock", folder / "wheelhouse"
-    ensure_wheelhouse(lock, wheels)
-    text, path = install_lock(lock, wheels), wheels / "install.lock"
-    if not path.is_file() or path.read_text() != text:  # rewritten, its new mtime would miss the layer cache
+    ensure_wheelhouse(folder / "requirements.lock", folder / "wheelhouse")
+
+
+def _write_install_lock(root: Path) -> None:
+    """The hash-checked install.lock the image installs from (the sha256 of each wheel, checked against the
+    lock), written beside the wheels only when it changes: a rewritten file's new mtime misses the layer cache."""
+    folder = fleet_dir(root)
+    wheels = folder / "wheelhouse"
+    text, path = install_lock(folder / "requirements.lock", wheels), wheels / "install.lock"
+    if not path.is_file() or path.read_text() != text:
         path.write_text(text)
 
 
@@ -59,6 +64,7 @@ def build(client: docker.DockerClient, tag: str, base: str, venv: str, root: Pat
     """`docker build` the fleet image from the repository root on the sandbox's Python stack `venv` (an
     image of images/Dockerfile's venv stage); returns the build's output lines."""
     root = root or paths.REPO_ROOT
+    _write_install_lock(root)  # here, not in prepare_context: hashing the wheels is needed only for a build
     lines: list[str] = []
     with timed(log, "image.build", tag=tag, base=base, venv=venv):
         stream = client.api.build(path=str(root), dockerfile=DOCKERFILE, tag=tag, rm=True, forcerm=True,

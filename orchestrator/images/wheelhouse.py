@@ -165,7 +165,6 @@ def _build_pure_wheel(name: str, version: str, hashes: list[str], dest: Path, sc
         raise ImageError(f"{name}=={version} did not build into one pure-Python wheel: {[w.name for w in wheels]}")
 
 
-
 def install_lock(lock: Path, dest: Path) -> str:
     """The hash-checked requirements an image installs from the wheelhouse `dest` of `lock`."""
     built = sdist_only(lock)
