@@ -18,7 +18,7 @@ from typing import Any
 import docker
 import docker.errors
 
-from orchestrator.failures import InfraError
+from orchestrator.failures import ConfigError, InfraError
 from orchestrator.log import get_logger
 from orchestrator.sandbox.container import Box, ContainerSpec, Mount, create_box, engine_errors
 from orchestrator.sandbox.workspace import WORKSPACE
@@ -42,11 +42,30 @@ class SandboxSpec:
     extra_labels: dict[str, str] = field(default_factory=dict)
 
 
+#: seconds a sandbox may outlive its wall clock (besides a tenth of it), for setting up and the final readings
+MARGIN_S = 60.0
+
+
+def margin_s() -> float:
+    """`SBX_SANDBOX_MARGIN_S` on the host that starts the sandbox, else 60. A slow or loaded host may need
+    more; tests of the deadline itself use less (the margin is the host's setting, never the agent's)."""
+    text = os.environ.get("SBX_SANDBOX_MARGIN_S", "").strip()
+    if not text:
+        return MARGIN_S
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 24 * 3600:
+        raise ConfigError(f"SBX_SANDBOX_MARGIN_S must be a number of seconds in (0, 86400], not {text!r}")
+    return value
+
+
 def deadline_s(budget: Budget) -> float:
     """How long a sandbox may live: its wall clock, plus a margin for setting up, the final readings and a
-    loaded machine (60 s and a tenth of the wall clock). Past it the container ends by itself."""
+    loaded machine (`margin_s()` and a tenth of the wall clock). Past it the container ends by itself."""
     wall = budget.wall_clock_minutes * 60
-    return wall + 60 + 0.1 * wall
+    return wall + margin_s() + 0.1 * wall
 
 
 def sandbox_container(spec: SandboxSpec, *, volume: str | None, kind: str = "sandbox") -> ContainerSpec:

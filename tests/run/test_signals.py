@@ -24,9 +24,9 @@ BUDGET = ("name: signals\ncpu_seconds: 30\nhard_stop_cpu_seconds: 60\nexperiment
           "cores: 1\nmemory_mb: 768\npids: 256\nwall_clock_minutes: {wall}\nstall_seconds: 600\ndisk_mb: 256\n")
 
 
-def _start(tmp_path: Path, *args: str) -> subprocess.Popen[str]:
+def _start(tmp_path: Path, *args: str, env_extra: dict[str, str] | None = None) -> subprocess.Popen[str]:
     """`sbx ARGS` in its own session, its output to files (tmp_path/out, tmp_path/err)."""
-    env = {**os.environ, "SBX_HOME": str(tmp_path / "home")}
+    env = {**os.environ, "SBX_HOME": str(tmp_path / "home"), **(env_extra or {})}
     with open(tmp_path / "out", "w") as out, open(tmp_path / "err", "w") as err:
         return subprocess.Popen([sys.executable, "-m", "orchestrator", *args], env=env, text=True,
                                 stdout=out, stderr=err, start_new_session=True)
@@ -143,9 +143,12 @@ def test_sbx_score_stopped_by_sigterm_removes_its_scorer(tmp_path, small_flight_
 
 def test_a_sigkilled_driver_leaves_nothing_running_past_the_sandboxs_deadline(tmp_path, small_flight_data, built_images,
                                                                               docker_client) -> None:
-    wall_min = 0.25  # 15 s of wall clock: the sandbox's deadline is 15 + 60 + 1.5 s after it started
+    # 15 s of wall clock and a 20 s margin (SBX_SANDBOX_MARGIN_S, the product's is 60 s): the sandbox's deadline
+    # is 15 + 20 + 1.5 s after it started, past the time a loaded host takes to get the run going
+    wall_min, margin = 0.25, 20
     proc = _start(tmp_path, "run", "--agent-command", str(AGENTS / "sleeper.sh"), "--budget",
-                  str(_budget(tmp_path, wall_min)), "--data-dir", str(small_flight_data), "--no-score")
+                  str(_budget(tmp_path, wall_min)), "--data-dir", str(small_flight_data), "--no-score",
+                  env_extra={"SBX_SANDBOX_MARGIN_S": str(margin)})
     run_id = ""
     try:
         running = _until(lambda: _runs(tmp_path, "running"), 120, tmp_path=tmp_path)
@@ -155,7 +158,7 @@ def test_a_sigkilled_driver_leaves_nothing_running_past_the_sandboxs_deadline(tm
         started = container.attrs["State"]["StartedAt"]
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait(timeout=30)
-        deadline = 15 + 60 + 1.5
+        deadline = 15 + margin + 1.5
         _until(lambda: not _containers(docker_client, [run_id], running_only=True), deadline + 30, every_s=1)
         container.reload()
         state = container.attrs["State"]

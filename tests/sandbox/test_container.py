@@ -39,6 +39,20 @@ def test_every_kind_keeps_no_log_but_the_copier_and_that_one_capped() -> None:
             assert log_config["Type"] == "none", kind
 
 
+def test_the_sandbox_margin_is_the_hosts_setting_and_refuses_nonsense(monkeypatch: pytest.MonkeyPatch) -> None:
+    from orchestrator.failures import ConfigError
+
+    wall = load_budget("smoke").wall_clock_minutes * 60
+    monkeypatch.setenv("SBX_SANDBOX_MARGIN_S", "20")
+    assert deadline_s(load_budget("smoke")) == pytest.approx(wall + 20 + 0.1 * wall)
+    for bad in ("0", "-5", "soon", "1e9", "nan"):
+        monkeypatch.setenv("SBX_SANDBOX_MARGIN_S", bad)
+        with pytest.raises(ConfigError, match="SBX_SANDBOX_MARGIN_S"):
+            deadline_s(load_budget("smoke"))
+    monkeypatch.setenv("SBX_SANDBOX_MARGIN_S", "")
+    assert deadline_s(load_budget("smoke")) == pytest.approx(wall + 60 + 0.1 * wall)
+
+
 def test_every_kind_ends_by_itself_at_its_deadline() -> None:
     kinds = _kinds()
     wall = load_budget("smoke").wall_clock_minutes * 60
