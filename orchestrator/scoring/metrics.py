@@ -44,11 +44,11 @@ def check_predictions(shape: tuple[int, ...], values: np.ndarray, rows: int) -> 
 
 def compute_metrics(y: np.ndarray, p: np.ndarray) -> Metrics:
     """AUC, average precision and the AUC's Hanley-McNeil standard error of predictions p for labels y."""
-    from sklearn.metrics import average_precision_score, roc_auc_score
+    from orchestrator.scoring.formulas import average_precision, roc_auc
 
     if y.shape != p.shape:
         raise ValueError(f"labels {y.shape} and predictions {p.shape} differ in shape")
     positives = int(y.sum())
-    auc = float(roc_auc_score(y, p))
-    return Metrics(auc=auc, ap=float(average_precision_score(y, p)),
+    auc = roc_auc(y, p)
+    return Metrics(auc=auc, ap=average_precision(y, p),
                    auc_se=auc_se(auc, positives, len(y) - positives), n=len(y), positives=positives)

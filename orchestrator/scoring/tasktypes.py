@@ -1,5 +1,5 @@
 """Step B by task type, on the host: the labels read strictly, the predictions checked strictly, the task's
-metric computed with scikit-learn (the registry of names and directions is orchestrator/specs/tasktypes.py).
+metric computed as scikit-learn defines it (scoring/formulas.py; the registry of names and directions is orchestrator/specs/tasktypes.py).
 
 A `TaskScoring` is what scoring needs of a task: its target column, type, metric, label values and the
 contract's prediction function. Binary with AUC is the flight task's scoring, with exactly its figures.
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from orchestrator.failures import DataError, UnscorableArtifact
+from orchestrator.scoring import formulas
 from orchestrator.specs.tasktypes import METRICS, MetricInfo, metric_info
 from orchestrator.stats.auc import auc_se
 
@@ -191,19 +192,17 @@ class Score:
     n: int
 
 
-# --- the computations (scikit-learn imported on first use: the CLI starts fast) ------------------------------
+# --- the computations (numpy, scikit-learn's definitions: scoring/formulas.py) -------------------------------
 
 Fn = Callable[[np.ndarray, np.ndarray, TaskScoring], float]
 
 
 def _auc(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
-    from sklearn.metrics import roc_auc_score
-    return float(roc_auc_score(y, p))
+    return formulas.roc_auc(y, p)
 
 
 def _ap(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
-    from sklearn.metrics import average_precision_score
-    return float(average_precision_score(y, p))
+    return formulas.average_precision(y, p)
 
 
 def _log_loss(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
@@ -219,8 +218,7 @@ def _log_loss_terms(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> np.ndarray:
 
 
 def _brier(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
-    from sklearn.metrics import brier_score_loss
-    return float(brier_score_loss(y, p))
+    return formulas.brier(y, p)
 
 
 def _hits(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> np.ndarray:
@@ -229,42 +227,25 @@ def _hits(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> np.ndarray:
 
 
 def _accuracy(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
-    from sklearn.metrics import accuracy_score
     guess = (p >= 0.5).astype(int) if t.task_type == "binary" else np.argmax(p, axis=1)
-    return float(accuracy_score(y, guess))
+    return formulas.accuracy(y, guess)
 
 
 def _macro_f1(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
-    from sklearn.metrics import f1_score
     # every declared class counts, present or not (a class never predicted nor seen scores 0)
-    return float(f1_score(y, np.argmax(p, axis=1), labels=list(range(len(t.classes))), average="macro",
-                          zero_division=0))
-
-
-def _macro_f1_fast(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
-    """macro-F1 from the confusion counts (numpy; what the bootstrap resamples, f1_score being slow there)."""
-    k = len(t.classes)
-    guess = np.argmax(p, axis=1)
-    confusion = np.bincount(y.astype(int) * k + guess, minlength=k * k).reshape(k, k)
-    tp = np.diag(confusion).astype(float)
-    denom = confusion.sum(axis=0) + confusion.sum(axis=1)
-    f1 = np.divide(2 * tp, denom, out=np.zeros(k), where=denom > 0)
-    return float(f1.mean())
+    return formulas.macro_f1(y, np.argmax(p, axis=1), len(t.classes))
 
 
 def _rmse(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
-    from sklearn.metrics import mean_squared_error
-    return float(math.sqrt(mean_squared_error(y, p)))
+    return math.sqrt(formulas.mean_squared_error(y, p))
 
 
 def _mae(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
-    from sklearn.metrics import mean_absolute_error
-    return float(mean_absolute_error(y, p))
+    return formulas.mean_absolute_error(y, p)
 
 
 def _r2(y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float:
-    from sklearn.metrics import r2_score
-    return float(r2_score(y, p))
+    return formulas.r2(y, p)
 
 
 _METRIC_FUNCTIONS: dict[tuple[str, str], Fn] = {
@@ -300,7 +281,6 @@ def _mean_se(t: TaskScoring, y: np.ndarray, p: np.ndarray, value: float) -> floa
 def _bootstrap_se(fn: Fn, y: np.ndarray, p: np.ndarray, t: TaskScoring) -> float | None:
     """The sd of the metric over BOOTSTRAP_RESAMPLES seeded resamples of the rows (a resample the metric is
     undefined on, e.g. one class only, is skipped); None with fewer than 2 usable resamples."""
-    fn = _macro_f1_fast if fn is _macro_f1 else fn
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     n = len(y)
     values = []
