@@ -103,7 +103,8 @@ def build(client: docker.DockerClient, recipe: Recipe, context: Path) -> docker.
     buildargs = {**recipe.buildargs, **(recipe.late_buildargs() if recipe.late_buildargs else {})}
     deadline = None if recipe.timeout_s is None else time.monotonic() + recipe.timeout_s
     lines: list[str] = []
-    with timed(log, "image.build", tag=recipe.tag, base=recipe.base, **({"buildargs": buildargs} if recipe.late_buildargs else {})):
+    late = {"buildargs": buildargs} if recipe.late_buildargs else {}  # logged: they are in no tag
+    with timed(log, "image.build", tag=recipe.tag, base=recipe.base, **late):
         stream = client.api.build(path=str(context), dockerfile=recipe.dockerfile, tag=recipe.tag, rm=True,
                                   forcerm=True, pull=False, buildargs=buildargs,
                                   labels=dict(recipe.labels), decode=True, **kwargs)

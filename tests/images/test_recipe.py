@@ -124,6 +124,17 @@ def test_bytecode_is_never_an_input(tmp_path: Path) -> None:
     assert [p.name for p in tree_files(root / "images/sandbox")] == ["launcher.py", "gate.py"]
 
 
+def test_the_fleet_builds_from_the_repository_on_the_venv_stage_the_sandbox_build_shares(tmp_path: Path) -> None:
+    root = _tree(tmp_path)
+    venv = standard.venv_recipe(root / "images", root / "images" / "wheelhouse", "sbx-base:x", "sha256:base")
+    recipe = fleet.recipe(None, "sbx-fleet:t", "sbx-base:x", venv, root)  # type: ignore[arg-type]  # no build
+    assert venv.tag == f"sbx-venv:{BEFORE['venv']}" and venv.target == "venv"
+    assert dict(venv.buildargs) == {"BASE_IMAGE": "sbx-base:x"}
+    assert dict(recipe.buildargs) == {"BASE_IMAGE": "sbx-base:x", "VENV_IMAGE": venv.tag}
+    assert recipe.dockerfile == "images/fleet/Dockerfile" and recipe.network_mode is None
+    assert dict(recipe.labels) == {"sbx.target": "fleet", "sbx.base": "sbx-base:x"}
+
+
 def test_every_image_build_goes_through_the_one_builder() -> None:
     """No module but images/recipe.py starts a `docker build`, so every family's build takes the tag's lock,
     checks again once it holds it, and turns the build's stream into the same typed failures."""
