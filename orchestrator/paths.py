@@ -75,6 +75,22 @@ def in_checkout(path: Path) -> bool:
     return CHECKOUT is not None and Path(path).resolve().is_relative_to(CHECKOUT.resolve())
 
 
+def is_package_data(path: Path) -> bool:
+    """Whether `path` is in an installed sbx's copy of its shipped folders (`BUNDLED`): read, never written
+    (the next upgrade replaces it, and a system site-packages is read-only)."""
+    return Path(path).resolve().is_relative_to(BUNDLED.resolve())
+
+
+def agents_lock_root() -> Path:
+    """Where `sbx images lock --agents` writes agents.lock and locks/ given no --out: the checkout's
+    images/agents/ when sbx runs from one, else ./agents in the working folder (an installed sbx's recipes are
+    package data), seeded there with a copy of the shipped folder."""
+    shipped_agents = images_root() / "agents"
+    if in_checkout(shipped_agents):
+        return shipped_agents
+    return Path.cwd() / "agents"
+
+
 def images_wheelhouse() -> Path:
     """Where `sbx images build` keeps the standard images' wheels: the checkout's images/wheelhouse/ (beside
     the recipes, gitignored), else cache_root()/images-wheelhouse for an installed wheel, whose images/ folder

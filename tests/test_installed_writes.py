@@ -107,3 +107,44 @@ def test_sbx_tasks_new_from_an_installed_sbx_writes_into_the_working_folder(inst
     assert code == 0
     assert (tmp_path / "work" / "tasks" / "mine" / "task.yaml").is_file()
     assert _snapshot(installed) == before
+
+
+def test_an_installed_sbx_locks_a_copy_of_a_shipped_task_never_the_shipped_one(installed: Path, tmp_path: Path) -> None:
+    from orchestrator.cli.tasks import writable_task
+
+    shipped = installed / "tasks" / "demo"
+    shutil.copytree(ROOT / "tasks" / "calc-add-negative", shipped)
+    before = _snapshot(installed)
+    copy = writable_task(shipped)
+    assert copy == tmp_path / "work" / "tasks" / "demo"
+    assert _snapshot(copy) == _snapshot(shipped)
+    assert writable_task(shipped) == copy  # made once: a second lock goes on in the copy
+    assert writable_task(copy) == copy
+    assert _snapshot(installed) == before
+
+
+def test_an_installed_sbx_relocks_agents_in_a_folder_of_its_own(installed: Path, tmp_path: Path) -> None:
+    from orchestrator.cli.images import agents_lock_dir
+    from orchestrator.failures import ConfigError
+
+    before = _snapshot(installed)
+    out = paths.agents_lock_root()
+    assert out == tmp_path / "work" / "agents"
+    assert agents_lock_dir(out) == out
+    # seeded with the shipped lock, so a relock of one agent keeps the others' lines
+    assert (out / "agents.lock").read_text() == (installed / "images" / "agents" / "agents.lock").read_text()
+    with pytest.raises(ConfigError, match="package data"):
+        agents_lock_dir(installed / "images" / "agents")
+    assert _snapshot(installed) == before
+
+
+def test_from_a_checkout_the_locks_are_written_beside_the_sources(monkeypatch: pytest.MonkeyPatch) -> None:
+    from orchestrator.cli.images import agents_lock_dir
+    from orchestrator.cli.tasks import writable_task
+
+    monkeypatch.delenv("SBX_TASKS", raising=False)
+    assert paths.agents_lock_root() == ROOT / "images" / "agents"
+    before = _snapshot(ROOT / "images" / "agents")
+    assert agents_lock_dir(paths.agents_lock_root()) == ROOT / "images" / "agents"
+    assert _snapshot(ROOT / "images" / "agents") == before
+    assert writable_task(ROOT / "tasks" / "calc-add-negative") == ROOT / "tasks" / "calc-add-negative"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     help="resolve to the newest versions published before this date (default: today)")
     lk.add_argument("--agent-cache", type=Path, default=None, metavar="DIR",
                     help="download cache for agent packages (default: $XDG_CACHE_HOME/sbx/agents)")
+    lk.add_argument("--out", type=Path, default=None, metavar="DIR",
+                    help="agents folder to write agents.lock and locks/ into (default: the checkout's images/agents, "
+                         "else ./agents, seeded with a copy of the shipped one)")
     lk.set_defaults(handler=_lock)
 
 
@@ -62,11 +66,26 @@ def _lock(args: argparse.Namespace) -> int:
     from orchestrator.images.agents.resolve import lock_agent
 
     adapters = [get_adapter(name) for name in args.agents]  # every name is checked before anything resolves
+    agents_dir = agents_lock_dir(args.out or paths.agents_lock_root())
     for adapter in adapters:
-        change = lock_agent(adapter, paths.images_root() / "agents", args.agent_cache or default_agent_cache(),
-                            before=args.before)
+        change = lock_agent(adapter, agents_dir, args.agent_cache or default_agent_cache(), before=args.before)
         print(change.render())
+    print(f"wrote {agents_dir / 'agents.lock'}")
     return 0
+
+
+def agents_lock_dir(out: Path) -> Path:
+    """`out` as an agents folder to relock in: the shipped one itself, or (first time) a copy of it, so the
+    relock reads the current lines and only the relocked agents' change. Never the installed package's."""
+    from orchestrator import paths
+    from orchestrator.failures import ConfigError
+
+    if paths.is_package_data(out):
+        raise ConfigError(f"{out} is an installed sbx's package data; give --out a folder of your own")
+    shipped_agents = paths.images_root() / "agents"
+    if out.resolve() != shipped_agents.resolve() and not (out / "agents.lock").is_file():
+        shutil.copytree(shipped_agents, out, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__"))
+    return out
 
 
 def _build(args: argparse.Namespace) -> int:

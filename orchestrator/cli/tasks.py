@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "Python environment)")
     lk.add_argument("--check", action="store_true", help="write nothing; exit 1 when a task's hashes are missing "
                     "or differ from what the index serves")
-    lk.add_argument("--out", type=Path, default=None, help="tasks folder (default: the repository's tasks/)")
+    lk.add_argument("--out", type=Path, default=None, help="tasks folder to lock in place (default: $SBX_TASKS, else "
+                    "the shipped tasks; a task shipped inside an installed sbx is locked as a copy in $SBX_TASKS, "
+                    "else ./tasks)")
     lk.set_defaults(handler=_lock)
 
     b = tsub.add_parser("make", help="make a task from a bug fixed between two PyPI releases of a library")
@@ -413,6 +416,8 @@ def _lock(args: argparse.Namespace) -> int:
                else [p.parent for p in sorted(root.glob("*/task.yaml"))])
     stale = 0
     for folder in folders:
+        if not args.check:
+            folder = writable_task(folder)
         locked = lock_task(load_any_task(folder), write=not args.check)
         if locked is None:
             if args.names:
@@ -425,6 +430,19 @@ def _lock(args: argparse.Namespace) -> int:
         for name, (before, after) in sorted(locked.changed.items()):
             print(f"  {name}=={locked.env.packages[name]}: {', '.join(before) or 'no hash'} -> {', '.join(after)}")
     return 1 if args.check and stale else 0
+
+
+def writable_task(folder: Path) -> Path:
+    """The task folder `sbx tasks lock` writes: the task's own, unless it is an installed sbx's package data;
+    then a copy of it in `paths.new_tasks_root()` ($SBX_TASKS, else ./tasks), made the first time, which
+    `$SBX_TASKS` (or `--out`) then finds."""
+    if not paths.is_package_data(folder):
+        return folder
+    dest = paths.new_tasks_root() / folder.name
+    if not dest.exists():
+        shutil.copytree(folder, dest, ignore=shutil.ignore_patterns("__pycache__"))
+        print(f"{folder.name}: shipped inside the installed sbx; locking a copy in {dest}")
+    return dest
 
 
 def _import_harbor(args: argparse.Namespace) -> int:

@@ -9,10 +9,8 @@ images/<name>-<hash>.versions.txt.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import shutil
 import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,12 +19,13 @@ import docker
 import docker.errors
 
 from orchestrator import paths
-from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.failures import ImageError, ImageNotBuilt
 from orchestrator.images import EXTRA, TARGETS, fleet
 from orchestrator.images.base import BaseMode, ensure_base, find_base
+from orchestrator.images.content import ContentHash
+from orchestrator.images.recipe import Recipe, ensure
 from orchestrator.images.wheelhouse import ensure_wheelhouse, link_wheels
-from orchestrator.log import get_logger, timed
+from orchestrator.log import get_logger
 
 log = get_logger(__name__)
 
@@ -45,15 +44,11 @@ class BuiltImage:
 
 
 def input_hash(target: str, base_id: str, root: Path | None = None) -> str:
+    """The digest of `target`'s tag: the base's ID, the shared recipe files and both stage folders (the
+    Dockerfile copies them into their stages)."""
     root = root or paths.images_root()
-    h = hashlib.sha256(f"target={target}\nbase={base_id}\n".encode())
-    files = [root / name for name in _HASHED]
-    for sub in TARGETS:  # both stage folders: the Dockerfile copies them into their stages
-        files += sorted(p for p in (root / sub).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    for f in files:
-        if f.exists():
-            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
-    return h.hexdigest()[:12]
+    return (ContentHash(f"target={target}\nbase={base_id}\n")
+            .trees(root, [*(root / name for name in _HASHED), *(root / sub for sub in TARGETS)]).tag_digest())
 
 
 def target_tag(target: str, base_id: str) -> str:
@@ -114,18 +109,10 @@ def build_images(
     results = []
     for target in targets:
         tag = target_tag(target, base_id)
-        start = time.monotonic()
-        built = False
-        try:
-            if force:
-                raise docker.errors.ImageNotFound("forced")
-            image = client.images.get(tag)
-        except docker.errors.ImageNotFound:
-            with one_build_at_a_time(tag):
-                image, built = _build_missing(client, root, wheels, target, tag, base, force)
+        got = ensure(client, _recipe(client, root, wheels, target, tag, base), force=force)
+        image, built, seconds = got.image, got.built, got.seconds
         if target == "fleet":  # docker-compose.yml's default image names the latest fleet build
             image.tag("sbx-fleet", "latest")
-        seconds = time.monotonic() - start
         versions = _read_versions(client, tag)
         if versions_dir is not None:
             versions_dir.mkdir(parents=True, exist_ok=True)
@@ -134,38 +121,21 @@ def build_images(
     return results
 
 
-def _build_missing(client: docker.DockerClient, root: Path, wheels: Path, target: str, tag: str, base: str,
-                   force: bool) -> tuple[docker.models.images.Image, bool]:
-    """Build `target` under the host's build lock; another process may have built it while this one waited."""
-    if not force:
-        try:
-            return client.images.get(tag), False
-        except docker.errors.ImageNotFound:
-            pass
+def _recipe(client: docker.DockerClient, root: Path, wheels: Path, target: str, tag: str, base: str) -> Recipe:
     if target == "fleet":
-        fleet.build(client, tag, base, venv_stage(client, root, wheels, base))
-        return client.images.get(tag), True
-    with build_context(root, wheels) as context:
-        return _docker_build(client, context, target, tag, base), True
+        return fleet.recipe(client, tag, base, venv_recipe(root, wheels, base, client.images.get(base).id))
+    return Recipe(tag=tag, context=lambda: build_context(root, wheels), target=target, base=base,
+                  buildargs={"BASE_IMAGE": base}, labels={"sbx.target": target, "sbx.base": base}, network_mode=None)
 
 
-def venv_stage(client: docker.DockerClient, root: Path, wheels: Path, base: str) -> str:
+def venv_recipe(root: Path, wheels: Path, base: str, base_id: str) -> Recipe:
     """The sandbox's `venv` stage (the pinned Python stack) as an image of its own, which the fleet image
     starts from: built from the same Dockerfile and context as the sandbox, the engine serves it from the
     sandbox build's layers, so the stack is unpacked and compiled once per machine. (A copy of those steps in
     the fleet's Dockerfile did not hit that cache: the legacy builder hashed the same files differently.)"""
-    tag = _tag("venv", input_hash("venv", client.images.get(base).id))
-    try:
-        client.images.get(tag)
-        return tag
-    except docker.errors.ImageNotFound:
-        pass
-    with one_build_at_a_time(tag), build_context(root, wheels) as context:
-        try:
-            client.images.get(tag)
-        except docker.errors.ImageNotFound:
-            _docker_build(client, context, "venv", tag, base)
-    return tag
+    return Recipe(tag=_tag("venv", input_hash("venv", base_id, root)), context=lambda: build_context(root, wheels),
+                  target="venv", base=base, buildargs={"BASE_IMAGE": base},
+                  labels={"sbx.target": "venv", "sbx.base": base}, network_mode=None)
 
 
 def _not_recipes(folder: str, names: list[str]) -> list[str]:
@@ -193,23 +163,3 @@ def build_context(root: Path, wheels: Path) -> Iterator[Path]:
         shutil.copytree(root, context, ignore=_not_recipes)
         link_wheels(sorted(wheels.glob("*.whl")), context / "wheelhouse")
         yield context
-
-
-def _docker_build(client: docker.DockerClient, root: Path, target: str, tag: str, base: str) -> docker.models.images.Image:
-    lines: list[str] = []
-    with timed(log, "image.build", tag=tag, base=base):
-        stream = client.api.build(
-            path=str(root), dockerfile="Dockerfile", target=target, tag=tag, rm=True, forcerm=True,
-            buildargs={"BASE_IMAGE": base}, labels={"sbx.target": target, "sbx.base": base}, decode=True,
-        )
-        for chunk in stream:
-            if "error" in chunk:
-                raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-30:]))
-            if "stream" in chunk:
-                lines.append(chunk["stream"])
-                if chunk["stream"].startswith("Step "):
-                    log.debug("image.build_step", tag=tag, step=chunk["stream"].strip())
-    try:
-        return client.images.get(tag)
-    except docker.errors.ImageNotFound:
-        raise ImageError(f"build of {tag} finished without the tag:\n" + "".join(lines[-30:])) from None

@@ -8,15 +8,17 @@ layer cache keeps the Python stack when only sbx's own code changed, so a rebuil
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 
 import docker
 
 from orchestrator import paths
-from orchestrator.failures import ImageError
+from orchestrator.images.content import ContentHash
+from orchestrator.images.recipe import Recipe, ensure
 from orchestrator.images.wheelhouse import ensure_wheelhouse, install_lock
-from orchestrator.log import get_logger, timed
+from orchestrator.log import get_logger
 
 log = get_logger(__name__)
 
@@ -33,15 +35,7 @@ def fleet_dir(root: Path | None = None) -> Path:
 
 def input_hash(base_id: str, root: Path | None = None) -> str:
     root = root or paths.REPO_ROOT
-    h = hashlib.sha256(f"target=fleet\nbase={base_id}\n".encode())
-    for name in _INPUTS:
-        top = root / name
-        files = [top] if top.is_file() else sorted(p for p in top.rglob("*") if p.is_file())
-        for f in files:
-            if "__pycache__" in f.parts or f.suffix == ".pyc":
-                continue
-            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
-    return h.hexdigest()[:12]
+    return ContentHash(f"target=fleet\nbase={base_id}\n").trees(root, [root / name for name in _INPUTS]).tag_digest()
 
 
 def prepare_context(root: Path | None = None) -> None:
@@ -60,19 +54,17 @@ def _write_install_lock(root: Path) -> None:
         path.write_text(text)
 
 
-def build(client: docker.DockerClient, tag: str, base: str, venv: str, root: Path | None = None) -> list[str]:
-    """`docker build` the fleet image from the repository root on the sandbox's Python stack `venv` (an
-    image of images/Dockerfile's venv stage); returns the build's output lines."""
+def recipe(client: docker.DockerClient, tag: str, base: str, venv: Recipe, root: Path | None = None) -> Recipe:
+    """The fleet image, built from the repository root on the sandbox's Python stack `venv` (an image of
+    images/Dockerfile's venv stage, ensured first: under the fleet's lock, the outer one)."""
     root = root or paths.REPO_ROOT
-    _write_install_lock(root)  # here, not in prepare_context: hashing the wheels is needed only for a build
-    lines: list[str] = []
-    with timed(log, "image.build", tag=tag, base=base, venv=venv):
-        stream = client.api.build(path=str(root), dockerfile=DOCKERFILE, tag=tag, rm=True, forcerm=True,
-                                  buildargs={"BASE_IMAGE": base, "VENV_IMAGE": venv},
-                                  labels={"sbx.target": "fleet", "sbx.base": base}, decode=True)
-        for chunk in stream:
-            if "error" in chunk:
-                raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-30:]))
-            if "stream" in chunk:
-                lines.append(chunk["stream"])
-    return lines
+
+    @contextlib.contextmanager
+    def context() -> Iterator[Path]:
+        ensure(client, venv)
+        _write_install_lock(root)  # here, not in prepare_context: hashing the wheels is needed only for a build
+        yield root
+
+    return Recipe(tag=tag, context=context, dockerfile=DOCKERFILE, base=base, network_mode=None,
+                  buildargs={"BASE_IMAGE": base, "VENV_IMAGE": venv.tag},
+                  labels={"sbx.target": "fleet", "sbx.base": base})

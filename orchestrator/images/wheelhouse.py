@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -14,6 +11,7 @@ from pathlib import Path
 
 from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.failures import ImageError
+from orchestrator.images.content import file_sha256, link_file
 from orchestrator.log import get_logger, timed
 
 log = get_logger(__name__)
@@ -82,10 +80,7 @@ def link_wheels(wheels: Iterable[Path], folder: Path) -> None:
     (a context in the cache beside the wheels costs no copy), else copies."""
     folder.mkdir(parents=True, exist_ok=True)
     for wheel in wheels:
-        try:
-            os.link(wheel, folder / wheel.name)
-        except OSError:  # another filesystem
-            shutil.copyfile(wheel, folder / wheel.name)
+        link_file(wheel, folder / wheel.name)
 
 
 def ensure_wheelhouse(lock: Path, dest: Path, python: str = "3.11") -> list[Path]:
@@ -186,8 +181,7 @@ def hashed_install_lock(pins: Iterable[tuple[str, str, Sequence[str], bool]], wh
         wheel = files.get((_norm(name), version))
         if wheel is None:
             raise ImageError(f"wheelhouse {wheels} has no wheel for {name}=={version}")
-        with open(wheel, "rb") as f:
-            digest = hashlib.file_digest(f, "sha256").hexdigest()
+        digest = file_sha256(wheel)
         if hashes and not built_here and digest not in hashes:
             raise ImageError(f"{wheel.name} in {wheels} is sha256:{digest}, but {pinned_by} pins "
                              f"{', '.join('sha256:' + h for h in hashes)}; remove the folder to fetch it again")

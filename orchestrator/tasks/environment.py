@@ -18,22 +18,24 @@ the copied files): an unchanged input set is never rebuilt.
 
 from __future__ import annotations
 
-import functools
-import hashlib
+import contextlib
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from orchestrator import paths
-from orchestrator.buildlock import one_build_at_a_time
 from orchestrator.failures import ImageError
+from orchestrator.images.content import ContentHash, file_sha256, parts_digest, tree_digest, tree_files
+from orchestrator.images.recipe import Recipe, existing, folder
+from orchestrator.images.recipe import ensure as ensure_image
 from orchestrator.log import get_logger, timed
 from orchestrator.specs.task import DockerfileEnvironment, PythonEnvironment, TestsTaskSpec, normalize_name
 
@@ -47,6 +49,8 @@ TASK_DOCKERFILE = paths.images_root() / "task" / "Dockerfile"
 TASK_SANDBOX_DOCKERFILE = paths.images_root() / "task-sandbox" / "Dockerfile"
 SANDBOX_FILES = paths.images_root() / "sandbox"
 LABEL = "sbx.kind"
+#: the longest an environment's own image may take to build (a task's images take its `timeouts.build_s`)
+_BUILD_S = 1800.0
 
 
 @dataclass(frozen=True)
@@ -91,11 +95,6 @@ def resolve_pins(requirements: Iterable[str], python: str, scratch: Path) -> dic
     return dict(sorted(pins.items()))
 
 
-def _sha256(path: Path) -> str:
-    with path.open("rb") as f:
-        return hashlib.file_digest(f, "sha256").hexdigest()
-
-
 def _sdist_name_version(filename: str) -> tuple[str, str] | None:
     m = re.fullmatch(r"(.+)-([^-]+)\.(?:tar\.gz|zip|tar\.bz2)", filename)
     return (normalize_name(m[1]), m[2]) if m else None
@@ -135,7 +134,7 @@ def lock_environment(env: PythonEnvironment, scratch: Path) -> PythonEnvironment
     if unresolved:
         raise ImageError(f"no file was found for {unresolved} (Python {env.python})")
     return PythonEnvironment.model_validate(
-        {**env.model_dump(), "hashes": {n: [_sha256(files[n])] for n in sorted(env.packages)}})
+        {**env.model_dump(), "hashes": {n: [file_sha256(files[n])] for n in sorted(env.packages)}})
 
 
 def install_lock(env: PythonEnvironment, wheels: Path) -> str:
@@ -165,71 +164,23 @@ def ensure_env_wheelhouse(env: PythonEnvironment, cache: Path) -> Path:
 # --- images ------------------------------------------------------------------------------------------------
 
 
-def _hash(*parts: bytes) -> str:
-    h = hashlib.sha256()
-    for part in parts:
-        h.update(len(part).to_bytes(8, "big") + part)
-    return h.hexdigest()[:12]
+def _ensure(client: docker.DockerClient, recipe: Recipe, force: bool, start: float) -> BuiltEnvImage:
+    """The image of `recipe` (orchestrator/images/recipe.py: `ensure`), with the seconds since `start` and its
+    size. Every builder of this module goes through here."""
+    got = ensure_image(client, recipe, force=force)
+    return BuiltEnvImage(recipe.tag, got.built, round(time.monotonic() - start, 2), int(got.image.attrs.get("Size", 0)))
 
 
-def _tree_bytes(root: Path) -> bytes:
-    h = hashlib.sha256()
-    for p in sorted(root.rglob("*")):
-        if p.is_file() and not p.is_symlink() and "__pycache__" not in p.parts:
-            h.update(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-    return h.digest()
+def _scratch(prefix: str, fill: Callable[[Path], None]) -> Callable[[], AbstractContextManager[Path]]:
+    """A context assembled by `fill` in a temporary folder, removed after the build."""
 
+    @contextlib.contextmanager
+    def context() -> Iterator[Path]:
+        with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+            fill(Path(tmp))
+            yield Path(tmp)
 
-def _exists(client: docker.DockerClient, tag: str) -> docker.models.images.Image | None:
-    import docker.errors
-
-    try:
-        return client.images.get(tag)
-    except docker.errors.ImageNotFound:
-        return None
-
-
-def _build(client: docker.DockerClient, context: Path, tag: str, buildargs: dict[str, str], labels: dict[str, str],
-           *, dockerfile: str = "Dockerfile", target: str | None = None, network: str | None = "none",
-           timeout_s: float = 1800) -> docker.models.images.Image:
-    """docker build with the engine's network off by default (everything comes from the context)."""
-    lines: list[str] = []
-    kwargs = {"target": target} if target else {}
-    if network:
-        kwargs["network_mode"] = network
-    deadline = time.monotonic() + timeout_s
-    with timed(log, "image.build", tag=tag):
-        stream = client.api.build(path=str(context), dockerfile=dockerfile, tag=tag, rm=True, forcerm=True,
-                                  buildargs=buildargs, labels=labels, decode=True, **kwargs)
-        for chunk in stream:
-            if "error" in chunk:
-                for _ in stream:  # the engine ends the stream after an error: read it out so its socket is released
-                    pass
-                raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-40:]))
-            if "stream" in chunk:
-                lines.append(chunk["stream"])
-            if time.monotonic() > deadline:
-                raise ImageError(f"building {tag} took longer than {timeout_s:g}s")
-    image = _exists(client, tag)
-    if image is None:
-        raise ImageError(f"build of {tag} finished without the tag:\n" + "".join(lines[-40:]))
-    return image
-
-
-def _ensure(client: docker.DockerClient, tag: str, force: bool, start: float,
-            build: Callable[[], docker.models.images.Image]) -> BuiltEnvImage:
-    """The image `tag`, made by `build()` when it is missing (or `force`); with the seconds since `start`
-    and its size. Every builder of this module goes through here."""
-    image = None if force else _exists(client, tag)
-    built = image is None
-    if image is None:
-        with one_build_at_a_time(tag):
-            # another process may have built it while this one waited
-            image = None if force else _exists(client, tag)
-            built = image is None
-            if image is None:
-                image = build()
-    return BuiltEnvImage(tag, built, round(time.monotonic() - start, 2), int(image.attrs.get("Size", 0)))
+    return context
 
 
 def env_base(client: docker.DockerClient, env: PythonEnvironment) -> str:
@@ -242,9 +193,13 @@ def env_base(client: docker.DockerClient, env: PythonEnvironment) -> str:
 def env_image_tag(client: docker.DockerClient, env: PythonEnvironment) -> str:
     from orchestrator.images.base import debootstrap_tag
 
-    base = _exists(client, debootstrap_tag(env.suite))
+    base = existing(client, debootstrap_tag(env.suite))
     base_id = base.id if base is not None else f"missing:{debootstrap_tag(env.suite)}"
-    return f"sbx-env:{_hash(base_id.encode(), ENV_DOCKERFILE.read_bytes(), env.lock_text().encode(), env.python.encode())}"
+    return f"sbx-env:{env_digest(base_id, env)}"
+
+
+def env_digest(base_id: str, env: PythonEnvironment, dockerfile: Path = ENV_DOCKERFILE) -> str:
+    return parts_digest(base_id.encode(), dockerfile.read_bytes(), env.lock_text().encode(), env.python.encode())
 
 
 def env_image(client: docker.DockerClient, env: PythonEnvironment, cache: Path, force: bool = False) -> BuiltEnvImage:
@@ -253,29 +208,54 @@ def env_image(client: docker.DockerClient, env: PythonEnvironment, cache: Path, 
     base = env_base(client, env)
     tag = env_image_tag(client, env)
 
-    def build() -> docker.models.images.Image:
+    def fill(ctx: Path) -> None:
         from orchestrator.images.wheelhouse import link_wheels
 
         wheels = ensure_env_wheelhouse(env, cache)
-        with tempfile.TemporaryDirectory(prefix="sbx-envctx-") as tmp:
-            ctx = Path(tmp)
-            shutil.copyfile(ENV_DOCKERFILE, ctx / "Dockerfile")
-            (ctx / "requirements.lock").write_text(install_lock(env, wheels))
-            link_wheels(wheels.glob("*.whl"), ctx / "wheelhouse")
-            return _build(client, ctx, tag, {"BASE_IMAGE": base},
-                          {LABEL: "environment", "sbx.environment": env.digest(), "sbx.base": base})
+        shutil.copyfile(ENV_DOCKERFILE, ctx / "Dockerfile")
+        (ctx / "requirements.lock").write_text(install_lock(env, wheels))
+        link_wheels(wheels.glob("*.whl"), ctx / "wheelhouse")
 
-    return _ensure(client, tag, force, start, build)
+    return _ensure(client, Recipe(tag=tag, context=_scratch("sbx-envctx-", fill), base=base, timeout_s=_BUILD_S,
+                                  buildargs={"BASE_IMAGE": base},
+                                  labels={LABEL: "environment", "sbx.environment": env.digest(), "sbx.base": base}),
+                   force, start)
 
 
 def task_image_tag(client: docker.DockerClient, task: TestsTaskSpec) -> str:
     if isinstance(task.environment, DockerfileEnvironment):
-        ctx = task.path(task.environment.context)
-        return f"sbx-task:{_hash(b'dockerfile', _tree_bytes(ctx), task.environment.dockerfile.encode())}"
+        return f"sbx-task:{harbor_digest(task.path(task.environment.context), task.environment.dockerfile)}"
     env_tag = env_image_tag(client, task.environment)
-    env = _exists(client, env_tag)
+    env = existing(client, env_tag)
     env_id = env.id if env is not None else f"missing:{env_tag}"
-    return f"sbx-task:{_hash(env_id.encode(), TASK_DOCKERFILE.read_bytes(), task.install.encode(), _tree_bytes(task.repo_dir))}"
+    return f"sbx-task:{task_digest(env_id, task.install, task.repo_dir)}"
+
+
+def harbor_digest(context: Path, dockerfile: str) -> str:
+    """A Harbor task's own Dockerfile: its whole context and the Dockerfile's name."""
+    return parts_digest(b"dockerfile", tree_digest(context), dockerfile.encode())
+
+
+def task_digest(env_id: str, install: str, repo: Path, dockerfile: Path = TASK_DOCKERFILE) -> str:
+    return parts_digest(env_id.encode(), dockerfile.read_bytes(), install.encode(), tree_digest(repo))
+
+
+def task_sandbox_digest(task_image_id: str, dockerfile: Path = TASK_SANDBOX_DOCKERFILE,
+                        sandbox_files: Path = SANDBOX_FILES) -> str:
+    return parts_digest(task_image_id.encode(), dockerfile.read_bytes(), tree_digest(sandbox_files))
+
+
+def ml_env_digest(base_id: str, env: PythonEnvironment, root: Path | None = None) -> str:
+    """The sandbox and scorer stages of images/Dockerfile on an environment's pins: the base, the pins, the
+    Dockerfile, .dockerignore and both stage folders."""
+    from orchestrator.images.build import TARGETS
+
+    root = root or paths.images_root()
+    h = ContentHash().part(base_id.encode()).part(env.lock_text().encode())
+    for p in tree_files(root / "Dockerfile") + tree_files(root / ".dockerignore") + [
+            f for sub in TARGETS for f in tree_files(root / sub)]:
+        h.part(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes())
+    return h.tag_digest()
 
 
 def task_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path, force: bool = False) -> BuiltEnvImage:
@@ -285,23 +265,21 @@ def task_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path, fo
     if isinstance(environment, DockerfileEnvironment):
         tag = task_image_tag(client, task)
         # A Harbor Dockerfile may install from Debian's mirror or PyPI while building (both answer here).
-        return _ensure(client, tag, force, start, lambda: _build(
-            client, task.path(environment.context), tag, {}, {LABEL: "task", "sbx.task": task.name},
-            dockerfile=environment.dockerfile, network=None, timeout_s=task.timeouts.build_s))
+        return _ensure(client, Recipe(tag=tag, context=folder(task.path(environment.context)),
+                                      dockerfile=environment.dockerfile, network_mode=None,
+                                      timeout_s=task.timeouts.build_s, labels={LABEL: "task", "sbx.task": task.name}),
+                       force, start)
     env = env_image(client, environment, cache)
     tag = task_image_tag(client, task)
 
-    def build() -> docker.models.images.Image:
-        with tempfile.TemporaryDirectory(prefix="sbx-taskctx-") as tmp:
-            ctx = Path(tmp)
-            shutil.copyfile(TASK_DOCKERFILE, ctx / "Dockerfile")
-            shutil.copytree(task.repo_dir, ctx / "repo", symlinks=False,
-                            ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-            return _build(client, ctx, tag, {"ENV_IMAGE": env.tag, "INSTALL": task.install},
-                          {LABEL: "task", "sbx.task": task.name, "sbx.environment": environment.digest()},
-                          timeout_s=task.timeouts.build_s)
+    def fill(ctx: Path) -> None:
+        shutil.copyfile(TASK_DOCKERFILE, ctx / "Dockerfile")
+        shutil.copytree(task.repo_dir, ctx / "repo", symlinks=False, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
-    return _ensure(client, tag, force, start, build)
+    return _ensure(client, Recipe(tag=tag, context=_scratch("sbx-taskctx-", fill), base=env.tag,
+                                  timeout_s=task.timeouts.build_s, buildargs={"ENV_IMAGE": env.tag, "INSTALL": task.install},
+                                  labels={LABEL: "task", "sbx.task": task.name, "sbx.environment": environment.digest()}),
+                   force, start)
 
 
 def task_sandbox_image(client: docker.DockerClient, task: TestsTaskSpec, cache: Path,
@@ -313,18 +291,16 @@ def task_sandbox_image(client: docker.DockerClient, task: TestsTaskSpec, cache: 
     start = time.monotonic()
     base = task_image(client, task, cache)
     base_id = client.images.get(base.tag).id
-    tag = f"sbx-task-sandbox:{_hash(base_id.encode(), TASK_SANDBOX_DOCKERFILE.read_bytes(), _tree_bytes(SANDBOX_FILES))}"
+    tag = f"sbx-task-sandbox:{task_sandbox_digest(base_id)}"
 
-    def build() -> docker.models.images.Image:
-        with tempfile.TemporaryDirectory(prefix="sbx-tasksbxctx-") as tmp:
-            ctx = Path(tmp)
-            shutil.copyfile(TASK_SANDBOX_DOCKERFILE, ctx / "Dockerfile")
-            shutil.copytree(SANDBOX_FILES, ctx / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-            return _build(client, ctx, tag, {"TASK_IMAGE": base.tag},
-                          {LABEL: "task-sandbox", "sbx.task": task.name, "sbx.task_image": base_id},
-                          timeout_s=task.timeouts.build_s)
+    def fill(ctx: Path) -> None:
+        shutil.copyfile(TASK_SANDBOX_DOCKERFILE, ctx / "Dockerfile")
+        shutil.copytree(SANDBOX_FILES, ctx / "sandbox", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
 
-    return _ensure(client, tag, force, start, build)
+    return _ensure(client, Recipe(tag=tag, context=_scratch("sbx-tasksbxctx-", fill), base=base.tag,
+                                  timeout_s=task.timeouts.build_s, buildargs={"TASK_IMAGE": base.tag},
+                                  labels={LABEL: "task-sandbox", "sbx.task": task.name, "sbx.task_image": base_id}),
+                   force, start)
 
 
 def ml_env_images(client: docker.DockerClient, env: PythonEnvironment, cache: Path,
@@ -335,35 +311,27 @@ def ml_env_images(client: docker.DockerClient, env: PythonEnvironment, cache: Pa
 
     root = paths.images_root()
     base = env_base(client, env)
-    base_id = client.images.get(base).id
-    inputs = [root / "Dockerfile", root / ".dockerignore"]
-    for sub in TARGETS:
-        inputs += sorted(p for p in (root / sub).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
-    digest = _hash(base_id.encode(), env.lock_text().encode(),
-                   *(p.relative_to(root).as_posix().encode() + b"\0" + p.read_bytes() for p in inputs))
-
+    digest = ml_env_digest(client.images.get(base).id, env, root)
     wheelhouse: list[Path] = []  # fetched by the first build that needs it, reused by the next
 
-    def build(target: str, tag: str) -> docker.models.images.Image:
+    def fill(ctx: Path) -> None:
         if not wheelhouse:
             wheelhouse.append(ensure_env_wheelhouse(env, cache))
         wheels = wheelhouse[0]
-        with tempfile.TemporaryDirectory(prefix="sbx-mlctx-") as tmp:
-            ctx = Path(tmp)
-            for name in ("Dockerfile", ".dockerignore"):
-                shutil.copyfile(root / name, ctx / name)
-            for sub in TARGETS:
-                shutil.copytree(root / sub, ctx / sub, ignore=shutil.ignore_patterns("__pycache__"))
-            (ctx / "requirements.lock").write_text(install_lock(env, wheels))
-            shutil.copytree(wheels, ctx / "wheelhouse", ignore=shutil.ignore_patterns("*.lock"))
-            return _build(client, ctx, tag, {"BASE_IMAGE": base},
-                          {LABEL: target, "sbx.environment": env.digest(), "sbx.base": base}, target=target)
+        for name in ("Dockerfile", ".dockerignore"):
+            shutil.copyfile(root / name, ctx / name)
+        for sub in TARGETS:
+            shutil.copytree(root / sub, ctx / sub, ignore=shutil.ignore_patterns("__pycache__"))
+        (ctx / "requirements.lock").write_text(install_lock(env, wheels))
+        shutil.copytree(wheels, ctx / "wheelhouse", ignore=shutil.ignore_patterns("*.lock"))
 
     results: dict[str, BuiltEnvImage] = {}
     for target in TARGETS:
         tag = f"sbx-env-{target}:{digest}"
-        results[target] = _ensure(client, tag, force, time.monotonic(),
-                                  functools.partial(build, target, tag))
+        recipe = Recipe(tag=tag, context=_scratch("sbx-mlctx-", fill), target=target, base=base, timeout_s=_BUILD_S,
+                        buildargs={"BASE_IMAGE": base},
+                        labels={LABEL: target, "sbx.environment": env.digest(), "sbx.base": base})
+        results[target] = _ensure(client, recipe, force, time.monotonic())
     return results
 
 

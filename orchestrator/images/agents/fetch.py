@@ -39,6 +39,7 @@ from typing import Literal, TypedDict
 from orchestrator.agents.adapters import Adapter, NpmInstall
 from orchestrator.failures import ImageError
 from orchestrator.images.agents.lock import NODE_PACKAGE, LockLine
+from orchestrator.images.content import file_sha256
 from orchestrator.images.wheelhouse import _PLATFORMS
 from orchestrator.log import get_logger, timed
 
@@ -73,14 +74,6 @@ def sri_sha512(path: Path) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return "sha512-" + base64.b64encode(h.digest()).decode()
-
-
-def sha256_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _run(cmd: list[str], what: str, cwd: Path | None = None) -> str:
@@ -204,7 +197,7 @@ def _wheel_files(wheels: Mapping[str, str], store: Path) -> dict[str, Path] | No
     files = {}
     for name, sha in wheels.items():
         path = store / name
-        if not path.is_file() or sha256_file(path) != sha:
+        if not path.is_file() or file_sha256(path) != sha:
             return None
         files[f"wheels/{name}"] = path
     return files
@@ -226,7 +219,7 @@ def _download_wheels(requirements: tuple[str, ...], before: str | None, cache: P
     if before:  # only when resolving a new lock; a committed requirements.txt pins every file by hash
         cmd.append(f"--uploaded-prior-to={before}T00:00:00Z")
     _run([*cmd, *requirements], what)
-    wheels = {p.name: sha256_file(p) for p in work.glob("*.whl")}
+    wheels = {p.name: file_sha256(p) for p in work.glob("*.whl")}
     bad = [n for n in wheels if not _WHEEL.match(n)]
     if bad or not wheels:
         shutil.rmtree(work, ignore_errors=True)
@@ -239,7 +232,7 @@ def _store_wheels(wheels: Mapping[str, str], work: Path, store: Path) -> int:
     downloaded = 0
     for name, sha in wheels.items():
         target = store / name
-        if target.is_file() and sha256_file(target) == sha:
+        if target.is_file() and file_sha256(target) == sha:
             continue
         downloaded += (work / name).stat().st_size
         (work / name).replace(target)
