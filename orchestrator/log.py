@@ -69,14 +69,39 @@ def terminal_safe(text: str, keep_newlines: bool = False) -> str:
     return "".join(out)
 
 
+class _Shown:
+    """A value the console renderer prints as this exact text (it prints any non-str value as its repr)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def _escape(_: Any, __: str, event: EventDict) -> EventDict:
-    """For a terminal: the message and a formatted exception escaped (the console shows every other value
-    as its repr, which escapes already)."""
-    if isinstance(event.get("event"), str):
-        event["event"] = terminal_safe(event["event"])
-    for key in ("exception", "stack"):
-        if isinstance(event.get(key), str):
-            event[key] = terminal_safe(event[key], keep_newlines=True)
+    """For a terminal: every key and value escaped, since any of them may quote what an agent wrote. The
+    console renderer prints a str value raw unless it holds a space or a quote (then as its repr), so a bare
+    `error="\x1b[2J"` would clear the screen: a str a terminal would act on is shown as its repr instead
+    (repr escapes exactly what str.isprintable rejects), anything else as its repr made terminal-safe. The
+    message and a formatted exception keep their own layout, escaped."""
+    for key in list(event):
+        value = event[key]
+        if key == "event" and isinstance(value, str):
+            event[key] = terminal_safe(value)
+        elif key in ("exception", "stack") and isinstance(value, str):
+            event[key] = terminal_safe(value, keep_newlines=True)
+        elif isinstance(value, str):
+            if not value.isprintable():
+                event[key] = _Shown(repr(value))
+        elif not isinstance(value, int | float | bool | None):
+            shown = repr(value)
+            if not shown.isprintable():
+                event[key] = _Shown(terminal_safe(shown))
+        if not key.isprintable():
+            event[terminal_safe(key)] = event.pop(key)
     return event
 
 
