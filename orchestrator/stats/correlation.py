@@ -127,6 +127,11 @@ def pooled_rank_correlation(
     sizes = sizes[big]
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     rx, ry = _within_ranks(xs, starts, sizes), _within_ranks(ys, starts, sizes)
+    # a value tied within every group ranks every run at the middle (1/2): r would be 0/0 (numpy warned and
+    # gave NaN, with a p-value from no hits); undefined, like rank_correlation's constant input
+    for name, ranks in (("x", rx), ("y", ry)):
+        if np.ptp(ranks) == 0:
+            raise ValueError(f"pooled rank correlation is undefined when {name} is constant within every group")
     rho = float(_pearson_rows(rx, ry))
     rng = rng_from(seed)
     idx = np.concatenate(
