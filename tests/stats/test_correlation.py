@@ -88,3 +88,21 @@ def test_pooled_rank_correlation_refuses_a_value_tied_within_every_group() -> No
     # mid-rank percentiles (r - 1/2) / n: a's usage 1/8..7/8 against its tied 1/2; b's two orders agree
     rx, ry = [1 / 8, 3 / 8, 5 / 8, 7 / 8, 1 / 6, 5 / 6, 1 / 2], [1 / 2] * 4 + [1 / 6, 5 / 6, 1 / 2]
     assert out.rho == pytest.approx(np.corrcoef(rx, ry)[0, 1])
+
+
+def test_pooled_rank_correlation_does_not_depend_on_the_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bootstrap and the permutations run a block of rows at a time; every figure is the same to the last
+    digit whatever the block (one block is the whole n_resamples x runs matrix the statistic once held)."""
+    from orchestrator.stats import bootstrap, pooled_rank_correlation
+
+    rng = np.random.default_rng(1)
+    groups = np.repeat(["a", "b", "c"], [40, 25, 9])
+    x = rng.normal(size=74)
+    y = x + rng.normal(size=74)
+    y[:5] = y[0]  # ties
+    out = []
+    for cells in (1 << 62, 400, 1_000, 3_000):
+        monkeypatch.setattr(bootstrap, "_BLOCK_CELLS", cells)
+        out.append(pooled_rank_correlation(groups, x, y, n_resamples=203, seed=3))
+    assert all(o == out[0] for o in out[1:])
+    assert (out[0].n, out[0].groups, out[0].p_value) == (74, 3, 1 / 204)
