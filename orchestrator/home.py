@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,6 +93,8 @@ class Home:
     @property
     def mount_parent(self) -> Path:
         """The parent of folders bind-mounted into containers (made when first needed)."""
+        import tempfile  # here: tempfile loads shutil, random and the compressors, which reading the ledger never needs
+
         if self.shared is None:
             return Path(tempfile.gettempdir())
         self.shared.mkdir(parents=True, exist_ok=True)
@@ -101,6 +102,8 @@ class Home:
 
     def mount_dir(self, prefix: str) -> Path:
         """A new folder, readable by the container's users (0755), to be bind-mounted; the caller removes it."""
+        import tempfile
+
         path = Path(tempfile.mkdtemp(prefix=_SAFE.sub("-", prefix), dir=self.mount_parent))
         path.chmod(0o755)
         return path

@@ -15,6 +15,7 @@ import re
 import sys
 import threading
 import time
+import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -25,15 +26,39 @@ from typing import IO, Any
 # `sbx show`). So structlog is imported with rich hidden: `import rich` fails inside it only. A study's live
 # table imports rich itself when a terminal shows it (study/progress.py); a process that imported rich or
 # structlog before this keeps them as they are.
-_HIDE_RICH = "rich" not in sys.modules and "structlog" not in sys.modules
-if _HIDE_RICH:
-    sys.modules["rich"] = None  # type: ignore[assignment]
+#
+# structlog also imports asyncio (about a third of its import) for its async logging methods (`ainfo`, ...),
+# which touch asyncio only when awaited. So while structlog imports, `asyncio` is a stand-in module that
+# imports the real one on first use of any of its names; afterwards the name is taken out of sys.modules again,
+# so every other `import asyncio` gets the real module, and a reading command never loads it.
+#
+# greenlet is hidden the same way: only structlog's deprecated threadlocal module looks for it, which sbx
+# never uses (it falls back to threading.local).
+_HIDDEN = [] if "structlog" in sys.modules else [m for m in ("rich", "greenlet") if m not in sys.modules]
+_DEFER_ASYNCIO = "asyncio" not in sys.modules and "structlog" not in sys.modules
+
+
+class _Deferred(types.ModuleType):
+    """A stand-in for the module of its name: reading any attribute imports the real module and reads it there."""
+
+    def __getattr__(self, attr: str) -> Any:
+        import importlib
+
+        return getattr(importlib.import_module(self.__name__), attr)
+
+
+for _name in _HIDDEN:
+    sys.modules[_name] = None  # type: ignore[assignment]
+if _DEFER_ASYNCIO:
+    sys.modules["asyncio"] = _Deferred("asyncio")
 try:
     import structlog  # noqa: E402
     from structlog.typing import EventDict  # noqa: E402
 finally:
-    if _HIDE_RICH:
-        del sys.modules["rich"]
+    for _name in _HIDDEN:
+        del sys.modules[_name]
+    if _DEFER_ASYNCIO and isinstance(sys.modules.get("asyncio"), _Deferred):
+        del sys.modules["asyncio"]
 
 
 class _Stderr:
@@ -69,14 +94,39 @@ def terminal_safe(text: str, keep_newlines: bool = False) -> str:
     return "".join(out)
 
 
+class _Shown:
+    """A value the console renderer prints as this exact text (it prints any non-str value as its repr)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 def _escape(_: Any, __: str, event: EventDict) -> EventDict:
-    """For a terminal: the message and a formatted exception escaped (the console shows every other value
-    as its repr, which escapes already)."""
-    if isinstance(event.get("event"), str):
-        event["event"] = terminal_safe(event["event"])
-    for key in ("exception", "stack"):
-        if isinstance(event.get(key), str):
-            event[key] = terminal_safe(event[key], keep_newlines=True)
+    """For a terminal: every key and value escaped, since any of them may quote what an agent wrote. The
+    console renderer prints a str value raw unless it holds a space or a quote (then as its repr), so a bare
+    `error="\x1b[2J"` would clear the screen: a str a terminal would act on is shown as its repr instead
+    (repr escapes exactly what str.isprintable rejects), anything else as its repr made terminal-safe. The
+    message and a formatted exception keep their own layout, escaped."""
+    for key in list(event):
+        value = event[key]
+        if key == "event" and isinstance(value, str):
+            event[key] = terminal_safe(value)
+        elif key in ("exception", "stack") and isinstance(value, str):
+            event[key] = terminal_safe(value, keep_newlines=True)
+        elif isinstance(value, str):
+            if not value.isprintable():
+                event[key] = _Shown(repr(value))
+        elif not isinstance(value, int | float | bool | None):
+            shown = repr(value)
+            if not shown.isprintable():
+                event[key] = _Shown(terminal_safe(shown))
+        if not key.isprintable():
+            event[terminal_safe(key)] = event.pop(key)
     return event
 
 

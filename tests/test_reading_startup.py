@@ -105,3 +105,48 @@ print("rich" in sys.modules)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert proc.stdout.strip() == "False"
+
+
+#: what `sbx show` and `sbx study status` do without, beyond HEAVY: the specs' pydantic models, and what
+#: structlog imports for features the log never uses (asyncio for its async methods, greenlet for its deprecated
+#: thread-locals; orchestrator/log.py), and tempfile (with shutil, random and the compressors)
+LIGHTER = ("pydantic", "asyncio", "greenlet", "tempfile", "yaml")
+
+
+@pytest.mark.parametrize(("args", "allowed"), [
+    # a run with audits: its audit records are compliance's pydantic models (and pydantic loads tempfile)
+    (["show", "{run}", "--json"], ("pydantic", "tempfile")),
+    (["show", "nonexistent"], ()),
+    (["study", "status", "light", "--json"], ()),
+])
+def test_show_and_study_status_load_neither_pydantic_nor_asyncio(
+    args: list[str], allowed: tuple[str, ...], small_ledger: tuple[Path, str]
+) -> None:
+    path, run_id = small_ledger
+    argv = [a.format(run=run_id[-6:]) for a in args]
+    proc = subprocess.run([sys.executable, "-c", _DRIVER, json.dumps(HEAVY + LIGHTER), "--log-level", "warning",
+                           "--home", str(path.parent), *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert report["rc"] == (2 if "nonexistent" in argv else 0), proc.stderr[-3000:]
+    assert [m for m in report["loaded"] if m not in allowed] == [], argv
+
+
+def test_structlog_still_logs_from_a_coroutine() -> None:
+    """asyncio stood in for while structlog imported (orchestrator/log.py): the async methods still work, and
+    every module that imports asyncio afterwards gets the one real module."""
+    code = """
+import sys
+from orchestrator import log
+assert "asyncio" not in sys.modules
+import asyncio
+import structlog._native
+log.configure(json=True)
+async def main():
+    await log.get_logger("t").ainfo("from.a.coroutine", n=1)
+    return asyncio.get_running_loop() is not None
+print(asyncio.run(main()), sys.modules["asyncio"] is asyncio, type(asyncio).__name__)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.split() == ["True", "True", "module"]
+    assert '"event": "from.a.coroutine"' in proc.stderr

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import tempfile
 from pathlib import Path
 
 from orchestrator.cli.common import CHECK_FAILED, OK, add_json, print_json
@@ -42,6 +41,8 @@ def _check(args: argparse.Namespace) -> int:
     if not model:
         raise ConfigError(f"endpoint {ep.name} lists no models: give --model")
     cards = load_ratecards(args.ratecards) if args.ratecards.is_dir() else None
+    import tempfile  # here: every command's parser imports this module
+
     with tempfile.TemporaryDirectory(prefix="sbx-check-") as tmp:
         transcript = args.transcript or Path(tmp) / "check.jsonl.gz"
         with GatewayThread(Gateway({ep.name: ep}, socket_root=Path(tmp), ratecards=cards)) as gw:

@@ -17,7 +17,6 @@ original's, and per differing replay its first difference (location, class, char
 from __future__ import annotations
 
 import argparse
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -80,6 +79,8 @@ def _replay(args: argparse.Namespace) -> int:
         raise ConfigError(f"{args.endpoints}: no endpoint {name!r} (the replay's endpoint; --endpoint)")
     cards = load_ratecards(args.ratecards) if args.ratecards.is_dir() else None
     rid = replay_id(run.run_id)
+    import tempfile  # here: every command's parser imports this module
+
     with tempfile.TemporaryDirectory(prefix="sbx-replay-") as tmp:
         transcript = Path(tmp) / "replay.jsonl.gz"
         with GatewayThread(Gateway({name: endpoints[name]}, socket_root=Path(tmp) / "sock", ratecards=cards)) as gw:

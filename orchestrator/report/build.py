@@ -174,6 +174,13 @@ def _best_of_k(prep: Prepared) -> Section:
             "policy equals the oracle and the gain is optimistic."
         )
     frame = keep_tables.best_of_k_frame(prep, ks=DEFAULT_KS)
+    if frame.empty or not frame["keepable"].any():
+        # nothing to keep at any k: every table would be blank and the figure had no series to draw (an empty
+        # frame has no pairing column; `sbx report` used to stop on that with KeyError 'pairing')
+        s.intro = ""
+        s.notes.clear()
+        s.skipped = _no_compliant_attempt(prep)
+        return s
     s.figures.append(
         FigureSpec(
             "best_of_k",
@@ -190,6 +197,23 @@ def _best_of_k(prep: Prepared) -> Section:
         s.tables.append(TableSpec("selection", "Selection quality: eval against holdout ranks within pairings, "
                                   "and the oracle's regret (oracle mean kept minus the policy's)", selection))
     return s
+
+
+def _no_compliant_attempt(prep: Prepared) -> str:
+    """Why no pairing has an attempt to keep, in counts of the counted runs."""
+    runs = prep.runs
+    scored = runs["score"].notna()
+    missing = prep.score_column
+    if present(runs, "eval_score") and prep.score_column != "eval_score":  # attempts are ranked by eval_score
+        scored &= runs["eval_score"].notna()
+        missing = f"eval_score or {prep.score_column}"
+    flagged = int((scored & (runs["compliant"] == 0.0)).sum())
+    unknown = int((scored & runs["compliant"].isna()).sum())
+    return (
+        f"no pairing has a compliant attempt: of {len(runs)} counted runs, {int((~scored).sum())} have no {missing}, "
+        f"{flagged} are excluded by the audit (exclusion: {prep.exclusion.value}) and {unknown} were not audited "
+        "by every rule the exclusion applies, so there is nothing to keep at any k"
+    )
 
 
 def _pass_fail(prep: Prepared) -> Section:

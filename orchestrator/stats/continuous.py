@@ -199,14 +199,82 @@ def run_gaps(groups: ArrayLike, values: ArrayLike) -> RunGaps:
     if g.shape != v.shape:
         raise ValueError(f"groups and values must have the same length, got {g.shape} and {v.shape}")
     keep = ~np.isnan(v)
-    gaps = []
-    for label in sorted({str(x) for x in g[keep]}):
-        x = np.sort(v[keep & (g.astype(str) == label)])
-        if x.size >= 2:
-            i, j = np.triu_indices(x.size, 1)
-            gaps.append(np.abs(x[i] - x[j]))
-    if not gaps:
+    sorted_groups = [x for x in (np.sort(v[keep & (g.astype(str) == label)]) for label in sorted({str(x) for x in g[keep]}))
+                     if x.size >= 2]
+    if not sorted_groups:
         raise ValueError("need a group with at least 2 scored runs")
+    pairs = sum(x.size * (x.size - 1) // 2 for x in sorted_groups)
+    if pairs > _DENSE_PAIRS:  # 20,000 runs a pairing are 2e8 pairs (1.6 GB of gaps): never held
+        return RunGaps(pairs=pairs, mean=_gap_mean(sorted_groups, pairs), median=_gap_quantile(sorted_groups, pairs, 0.5),
+                       p90=_gap_quantile(sorted_groups, pairs, 0.9), dropped=int((~keep).sum()))
+    gaps = []
+    for x in sorted_groups:
+        i, j = np.triu_indices(x.size, 1)
+        gaps.append(np.abs(x[i] - x[j]))
     d = np.concatenate(gaps)
     return RunGaps(pairs=int(d.size), mean=float(d.mean()), median=float(np.median(d)),
                    p90=float(np.quantile(d, 0.9)), dropped=int((~keep).sum()))
+
+
+#: up to this many pairs the gaps are held and numpy's mean, median and quantile taken of them; past it the
+#: order statistics are found by counting (the same figures) and the mean by a sum over runs (the same up to
+#: rounding), in memory linear in the runs
+_DENSE_PAIRS = 4_000_000
+
+
+def _gap_mean(groups: Sequence[NDArray[np.float64]], pairs: int) -> float:
+    # over the pairs i < j of sorted x, sum (x_j - x_i) = sum_j x_j (2j - n + 1)
+    total = sum(float(np.dot(x, 2.0 * np.arange(x.size) - x.size + 1)) for x in groups)
+    return total / pairs
+
+
+def _gaps_at_most(groups: Sequence[NDArray[np.float64]], t: float) -> int:
+    """How many pairs i < j of a group have x_j - x_i <= t (computed as numpy subtracts, x sorted)?"""
+    count = 0
+    for x in groups:
+        i = np.arange(x.size)
+        # the last j with x_j - x_i <= t: near searchsorted(x, x_i + t); fixed up where rounding disagrees,
+        # a tie run at a time, so the count is exact for the subtraction the dense path does
+        end = np.searchsorted(x, x + t, side="right")
+        for _ in range(64):
+            ahead = end < x.size
+            up = ahead & (x[np.minimum(end, x.size - 1)] - x <= t)
+            down = (end > i + 1) & (x[np.maximum(end - 1, 0)] - x > t)
+            if not (up.any() or down.any()):
+                break
+            end = np.where(up, np.searchsorted(x, x[np.minimum(end, x.size - 1)], side="right"), end)
+            end = np.where(down, np.searchsorted(x, x[np.maximum(end - 1, 0)], side="left"), end)
+        count += int(np.maximum(end - i - 1, 0).sum())
+    return count
+
+
+def _gap_order_statistic(groups: Sequence[NDArray[np.float64]], rank: int) -> float:
+    """The gap at 0-based `rank` in ascending order: the least t with more than `rank` gaps <= t, found by
+    bisection over the float64s between 0 and the largest gap (their bit patterns are ordered as ints)."""
+    lo = 0
+    hi = int(np.float64(max(float(x[-1] - x[0]) for x in groups)).view(np.int64))
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _gaps_at_most(groups, float(np.int64(mid).view(np.float64))) > rank:
+            hi = mid
+        else:
+            lo = mid + 1
+    return float(np.int64(lo).view(np.float64))
+
+
+def _gap_quantile(groups: Sequence[NDArray[np.float64]], pairs: int, q: float) -> float:
+    """numpy's quantile (linear rule; the median's mean of the two middle gaps) of all gaps, from two order
+    statistics."""
+    if q == 0.5:
+        if pairs % 2:
+            return _gap_order_statistic(groups, pairs // 2)
+        middle = np.array([_gap_order_statistic(groups, pairs // 2 - 1), _gap_order_statistic(groups, pairs // 2)])
+        return float(np.mean(middle))
+    virtual = (pairs - 1) * q
+    below = math.floor(virtual)
+    a = _gap_order_statistic(groups, below)
+    b = _gap_order_statistic(groups, min(below + 1, pairs - 1))
+    # numpy's _lerp: from the nearer end
+    gamma = np.float64(virtual - below)
+    diff = np.float64(b) - np.float64(a)
+    return float(b - diff * (1 - gamma)) if gamma >= 0.5 else float(a + diff * gamma)

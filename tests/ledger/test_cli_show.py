@@ -141,3 +141,27 @@ def test_log_lines_on_a_terminal_are_escaped(capsys: pytest.CaptureFixture[str])
     assert "\x1b" not in err and "\x07" not in err
     assert "holdout 0.99" in err and "agent said \\x1b[2J" in err and "ValueError: \\x1b]0;title\\x07" in err
     assert not any(line.startswith("holdout") for line in err.splitlines())
+
+
+def test_every_logged_value_on_a_terminal_is_escaped(capsys: pytest.CaptureFixture[str]) -> None:
+    """Not only the message: a bare value (no space, so the console renderer would print it unquoted), a
+    spaced one, a value inside a list, an object whose repr is not printable, and a key, each from an agent."""
+    from orchestrator import log
+
+    class Odd:
+        def __repr__(self) -> str:
+            return "Odd(\x1b[H)"
+
+    pwn = "\x1b[2J\x1b]0;pwned\x07"
+    log.configure(json=False)
+    try:
+        log.get_logger("t").warning("run.failed", error=pwn, task=f"task {pwn}", names=[pwn], odd=Odd(),
+                                    n=3, plain="ok", **{f"k{pwn}": 1})
+    finally:
+        log.configure()
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1
+    assert not any(ch in err for ch in "\x1b\x07\r")
+    assert "error='\\x1b[2J\\x1b]0;pwned\\x07'" in err and "task='task \\x1b[2J" in err
+    assert "names=['\\x1b[2J" in err and "odd=Odd(\\x1b[H)" in err and "k\\x1b[2J" in err
+    assert "n=3" in err and "plain=ok" in err

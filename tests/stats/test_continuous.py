@@ -99,3 +99,27 @@ def test_run_gaps_by_hand() -> None:
     assert out.mean == pytest.approx(np.mean(by_hand)) and out.p90 == pytest.approx(np.quantile(by_hand, 0.9))
     with pytest.raises(ValueError, match="at least 2 scored runs"):
         run_gaps(["a"], [0.7])
+
+
+@pytest.mark.parametrize("decimals", [None, 2, 3])
+def test_run_gaps_past_the_dense_limit_gives_numpys_median_and_p90(
+    decimals: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past `_DENSE_PAIRS` the gaps are never held (20,000 runs a pairing are 2e8 of them): the median and
+    the 90th percentile are the dense path's to the last digit (order statistics found by counting, ties
+    included: rounded scores tie often), the mean the same up to rounding."""
+    from orchestrator.stats import continuous
+
+    rng = np.random.default_rng(decimals or 0)
+    sizes = (41, 17, 2, 30)
+    values = rng.normal(0.74, 0.01, size=sum(sizes))
+    if decimals is not None:
+        values = np.round(values, decimals)
+    groups = np.repeat(["a", "b", "c", "d"], sizes)
+    dense = continuous.run_gaps(groups, values)
+    monkeypatch.setattr(continuous, "_DENSE_PAIRS", 0)
+    streamed = continuous.run_gaps(groups, values)
+    assert (streamed.pairs, streamed.median, streamed.p90, streamed.dropped) == \
+        (dense.pairs, dense.median, dense.p90, dense.dropped)
+    assert streamed.pairs == sum(n * (n - 1) // 2 for n in sizes)
+    assert streamed.mean == pytest.approx(dense.mean, rel=1e-13)

@@ -66,3 +66,43 @@ def test_pooled_rank_correlation_by_hand_and_against_scipy() -> None:
     perm = rng.permutation(60)
     assert pooled_rank_correlation(groups[perm], x[perm], y[perm], n_resamples=300, seed=4) == \
         pooled_rank_correlation(groups, x, y, n_resamples=300, seed=4)
+
+
+def test_pooled_rank_correlation_refuses_a_value_tied_within_every_group() -> None:
+    """Each pairing's runs all scored the same (a noop agent, say): no within-pairing ranking of the score,
+    so no correlation: a ValueError naming why (the report's note), not a NaN behind numpy's 0/0 warnings."""
+    import warnings
+
+    from orchestrator.stats import pooled_rank_correlation
+
+    groups = ["a"] * 4 + ["b"] * 3
+    usage = [1.0, 2.0, 3.0, 4.0, 5.0, 7.0, 6.0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="y is constant within every group"):
+            pooled_rank_correlation(groups, usage, [0.7] * 4 + [0.8] * 3, n_resamples=50, seed=0)
+        with pytest.raises(ValueError, match="x is constant within every group"):
+            pooled_rank_correlation(groups, [3.0] * 7, usage, n_resamples=50, seed=0)
+        # tied within one group only: still defined
+        out = pooled_rank_correlation(groups, usage, [0.7] * 4 + [0.1, 0.3, 0.2], n_resamples=50, seed=0)
+    # mid-rank percentiles (r - 1/2) / n: a's usage 1/8..7/8 against its tied 1/2; b's two orders agree
+    rx, ry = [1 / 8, 3 / 8, 5 / 8, 7 / 8, 1 / 6, 5 / 6, 1 / 2], [1 / 2] * 4 + [1 / 6, 5 / 6, 1 / 2]
+    assert out.rho == pytest.approx(np.corrcoef(rx, ry)[0, 1])
+
+
+def test_pooled_rank_correlation_does_not_depend_on_the_block_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bootstrap and the permutations run a block of rows at a time; every figure is the same to the last
+    digit whatever the block (one block is the whole n_resamples x runs matrix the statistic once held)."""
+    from orchestrator.stats import bootstrap, pooled_rank_correlation
+
+    rng = np.random.default_rng(1)
+    groups = np.repeat(["a", "b", "c"], [40, 25, 9])
+    x = rng.normal(size=74)
+    y = x + rng.normal(size=74)
+    y[:5] = y[0]  # ties
+    out = []
+    for cells in (1 << 62, 400, 1_000, 3_000):
+        monkeypatch.setattr(bootstrap, "_BLOCK_CELLS", cells)
+        out.append(pooled_rank_correlation(groups, x, y, n_resamples=203, seed=3))
+    assert all(o == out[0] for o in out[1:])
+    assert (out[0].n, out[0].groups, out[0].p_value) == (74, 3, 1 / 204)
