@@ -25,9 +25,31 @@ DURATIONS = Path(__file__).with_name("durations.json")
 def _heaviest_files_first(items: list[pytest.Item]) -> None:
     """Longest-first: pytest-xdist (--dist loadfile) hands out files in collection order, and a long file
     that starts last keeps one worker busy while the other idles. A stable sort, so each file's tests stay
-    together and in their order; files not in the record keep theirs, after the recorded ones."""
+    together and in their order; files not in the record keep theirs, after the recorded ones.
+
+    `SBX_TEST_ENGINE_FREE_FIRST_S=N` (scripts/test sets it while the standard images are still building in
+    the background) first hands out about N seconds of the heaviest files that need no engine: the build
+    waits mostly on the network, and a Docker file taken then would only wait for it."""
     seconds = json.loads(DURATIONS.read_text())["files"]
-    items.sort(key=lambda item: -float(seconds.get(item.nodeid.split("::", 1)[0], 0.0)))
+
+    def file_of(item: pytest.Item) -> str:
+        return item.nodeid.split("::", 1)[0]
+
+    def weight(item: pytest.Item) -> float:
+        return float(seconds.get(file_of(item), 0.0))
+
+    head_s = float(os.environ.get("SBX_TEST_ENGINE_FREE_FIRST_S") or 0)
+    first: set[str] = set()
+    if head_s > 0:
+        needs_engine = {file_of(item) for item in items if "docker" in item.keywords}
+        free = sorted({file_of(item) for item in items} - needs_engine, key=lambda f: -float(seconds.get(f, 0.0)))
+        taken = 0.0
+        for name in free:
+            if taken >= head_s:
+                break
+            first.add(name)
+            taken += float(seconds.get(name, 0.0))
+    items.sort(key=lambda item: (file_of(item) not in first, -weight(item)))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
