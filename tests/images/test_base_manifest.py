@@ -51,7 +51,7 @@ def test_the_shipped_records_are_manifests() -> None:
     from orchestrator import paths
 
     recorded = sorted((paths.images_root() / "base").glob("*.packages"))
-    assert [p.stem for p in recorded][:1] == ["bookworm"]
+    assert [p.stem for p in recorded] == ["bookworm", "trixie"]  # the standard base and the task environments'
     for path in recorded:
         lines = path.read_text().splitlines()
         assert len(lines) > 50 and lines == sorted(lines) and all(len(line.split()) == 3 for line in lines)
