@@ -3,8 +3,9 @@ brier_score_loss, accuracy_score, f1_score(average="macro"), mean_squared_error,
 r2_score), for 1-D labels without sample weights: all the host's scoring asks of them.
 
 Why not scikit-learn itself: importing `sklearn.metrics` costs every scoring process 3-5 s of CPU (it pulls
-in most of scipy), paid again by each `sbx run`, study worker and fleet node. The figures are scikit-learn's
-to within rounding: tests/scoring/test_formulas.py compares each with scikit-learn on random inputs with ties.
+in most of scipy), paid again by each `sbx run`, study worker and fleet node. Each function follows
+scikit-learn's own steps, so the floats are scikit-learn's: tests/scoring/test_formulas.py compares them with
+`==` on random inputs with ties.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Step B by task type, on the host: the labels read strictly, the predictions checked strictly, the task's
-metric computed as scikit-learn defines it (scoring/formulas.py; the registry of names and directions is orchestrator/specs/tasktypes.py).
+metric computed as scikit-learn defines it (scoring/formulas.py; the registry of names and directions is
+orchestrator/specs/tasktypes.py).
 
 A `TaskScoring` is what scoring needs of a task: its target column, type, metric, label values and the
 contract's prediction function. Binary with AUC is the flight task's scoring, with exactly its figures.
