@@ -35,21 +35,20 @@ def _heaviest_files_first(items: list[pytest.Item]) -> None:
     def file_of(item: pytest.Item) -> str:
         return item.nodeid.split("::", 1)[0]
 
-    def weight(item: pytest.Item) -> float:
-        return float(seconds.get(file_of(item), 0.0))
+    def file_seconds(name: str) -> float:
+        return float(seconds.get(name, 0.0))
 
     head_s = float(os.environ.get("SBX_TEST_ENGINE_FREE_FIRST_S") or 0)
     first: set[str] = set()
     if head_s > 0:
         needs_engine = {file_of(item) for item in items if "docker" in item.keywords}
-        free = sorted({file_of(item) for item in items} - needs_engine, key=lambda f: -float(seconds.get(f, 0.0)))
         taken = 0.0
-        for name in free:
+        for name in sorted({file_of(item) for item in items} - needs_engine, key=lambda f: -file_seconds(f)):
             if taken >= head_s:
                 break
             first.add(name)
-            taken += float(seconds.get(name, 0.0))
-    items.sort(key=lambda item: (file_of(item) not in first, -weight(item)))
+            taken += file_seconds(name)
+    items.sort(key=lambda item: (file_of(item) not in first, -file_seconds(file_of(item))))
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
