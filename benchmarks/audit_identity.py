@@ -28,7 +28,7 @@ from bench_audit_real import find_corpus  # noqa: E402
 
 def audit_dump(n_variants: int) -> dict[str, list[dict[str, object]]]:
     """Every input's records, in a JSON-ready form, keyed by "<set>/<name>"."""
-    from compliance.audit import audit_source
+    from orchestrator.compliance.audit import audit_source
 
     inputs: dict[str, str] = {}
     corpus = find_corpus()

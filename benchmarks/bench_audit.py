@@ -39,7 +39,7 @@ def perturbed_sources(n: int) -> list[str]:
 
 
 def run(n_files: int) -> dict[str, float]:
-    from compliance.audit import audit_paths
+    from orchestrator.compliance.audit import audit_paths
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

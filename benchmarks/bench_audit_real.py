@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         allowed = sorted(os.sched_getaffinity(0))
         os.sched_setaffinity(0, {args.cpu if args.cpu is not None else allowed[0]})
     sys.path.insert(0, str(REPO))
-    from compliance.audit import audit_file
-    from compliance.traces import RULES_BY_NAME
+    from orchestrator.compliance.audit import audit_file
+    from orchestrator.compliance.traces import RULES_BY_NAME
 
     labels: dict[str, dict[str, str]] = json.loads((corpus / "labels.json").read_text())
     files = [corpus / name for name in sorted(labels)]

@@ -51,7 +51,7 @@ def write_study(path: Path, runs: int) -> str:
     """A study of `runs` runs written through Ledger methods; returns the hex tail of a run mid-ledger."""
     import numpy as np
 
-    from compliance.traces import RULES
+    from orchestrator.compliance.traces import RULES
     from orchestrator.ledger import Ledger, RunState, ScoreResult
     from orchestrator.ledger.audits import AuditRow
 

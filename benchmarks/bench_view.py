@@ -32,8 +32,8 @@ def write_study(path: Path, runs: int) -> str:
     """A study of `runs` audited runs through Ledger methods; returns the id of a run mid-ledger."""
     import numpy as np
 
-    from compliance.records import AuditRecord
-    from compliance.store import add_override, save_records
+    from orchestrator.compliance.records import AuditRecord
+    from orchestrator.compliance.store import add_override, save_records
     from orchestrator.ledger import Ledger, RunState, ScoreResult
 
     rng = np.random.default_rng(0)

@@ -40,7 +40,7 @@ def test_every_host_package_is_a_source_of_the_incontainer_contract() -> None:
     top = {p.stem if p.suffix == ".py" else p.name for p in (ROOT / "orchestrator").iterdir()
            if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").is_file()}
     assert "incontainer" in top and "sandbox" in top
-    assert set(contract["source_modules"]) == {f"orchestrator.{name}" for name in top - {"incontainer"}} | {"compliance"}
+    assert set(contract["source_modules"]) == {f"orchestrator.{name}" for name in top - {"incontainer"}}
 
 
 #: what an in-container program may import beyond the standard library: what its container's image has
@@ -130,7 +130,7 @@ def test_every_error_type_is_raised_somewhere() -> None:
     """An error class nobody raises is dead vocabulary (the architecture issue found several)."""
     from orchestrator import failures as f
 
-    source = "\n".join(p.read_text() for p in [*(ROOT / "orchestrator").rglob("*.py"), *(ROOT / "compliance").rglob("*.py")]
+    source = "\n".join(p.read_text() for p in (ROOT / "orchestrator").rglob("*.py")
                        if p.name != "failures.py")
     bases = {"SbxError", "InfraError", "AgentError", "LedgerError", "ArtifactError", "CopyOutError",
              "LedgerUnavailable", "DataError", "ConfigError"}
@@ -169,7 +169,7 @@ def test_every_command_that_reads_the_ledger_takes_ledger(argv: str) -> None:
 def test_the_statistics_name_the_same_rules_as_the_audit() -> None:
     # orchestrator.stats cannot import compliance (layers), so it keeps its own list: it must agree
     # (run/record.py's verdict columns and compliance/verdicts.py read these names too)
-    from compliance.traces import DEFAULT_RULES, REPORTED_ONLY, RULES
+    from orchestrator.compliance.traces import DEFAULT_RULES, REPORTED_ONLY, RULES
     from orchestrator.stats import exclusion
 
     assert exclusion.ALL_RULES == tuple(r.name for r in RULES)

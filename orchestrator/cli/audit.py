@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
         return _study(args)
     if not args.paths:
         raise ConfigError("nothing to audit: give PATH... or --study S")
-    from compliance.audit import audit_paths
-    from compliance.traces import REPORTED_ONLY
+    from orchestrator.compliance.audit import audit_paths
+    from orchestrator.compliance.traces import REPORTED_ONLY
 
     records = audit_paths(args.paths)
     _print(records, as_json=args.json)
@@ -62,8 +62,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _study(args: argparse.Namespace) -> int:
-    from compliance.records import is_compliant
-    from compliance.store import load_records
+    from orchestrator.compliance.records import is_compliant
+    from orchestrator.compliance.store import load_records
     from orchestrator.run.audit import reaudit_study
 
     with open_ledger(args) as ledger:
@@ -78,7 +78,7 @@ def _study(args: argparse.Namespace) -> int:
 
 
 def _review(args: argparse.Namespace, rest: Sequence[str]) -> int:
-    from compliance.store import add_override
+    from orchestrator.compliance.store import add_override
 
     if len(rest) != 2:
         raise ConfigError('usage: sbx audit review RUN RULE --verdict clear|flagged --reason "..."')
@@ -96,7 +96,7 @@ def _review(args: argparse.Namespace, rest: Sequence[str]) -> int:
 
 
 def _print(records: Sequence[object], *, as_json: bool) -> None:
-    from compliance.records import AuditRecord
+    from orchestrator.compliance.records import AuditRecord
 
     rows = [r for r in records if isinstance(r, AuditRecord)]
     if as_json:

@@ -95,7 +95,7 @@ def build_images(
         if t not in TARGETS + EXTRA:
             raise ImageError(f"unknown image {t!r}; known: {', '.join(TARGETS + EXTRA)}")
     if "fleet" in targets and paths.CHECKOUT is None:
-        # its Dockerfile copies the repository (pyproject.toml, orchestrator/, compliance/), and its wheelhouse
+        # its Dockerfile copies the repository (pyproject.toml, orchestrator/), and its wheelhouse
         # would be written into the installed package
         raise ImageError("the fleet image builds from a checkout of sbx only (its Dockerfile copies the "
                          "checkout; docs/fleet.md), not from an installed sbx")

@@ -1,8 +1,9 @@
 """The fleet image (images/fleet/Dockerfile): a Ray node with sbx, built from the repository root.
 
 Tagged `sbx-fleet:<hash>` by a hash of its inputs: the base image's ID, the lock, the Dockerfile, the node
-script, the root .dockerignore, and every source file the image copies (orchestrator/, compliance/,
-budgets/, the sandbox image's inputs; not tasks/: jobs carry their tasks, orchestrator/tasks/bundle.py). The wheelhouse is not hashed: the lock decides it. Docker's
+script, the root .dockerignore, and every source file the image copies (orchestrator/, budgets/, the sandbox
+image's inputs; not tasks/: jobs carry their tasks, orchestrator/tasks/bundle.py). The wheelhouse is not
+hashed: the lock decides it. Docker's
 layer cache keeps the Python stack when only sbx's own code changed, so a rebuild then takes seconds.
 """
 
@@ -23,7 +24,7 @@ from orchestrator.log import get_logger
 log = get_logger(__name__)
 
 #: what the Dockerfile copies from the repository root (folders are walked)
-_INPUTS = (".dockerignore", "pyproject.toml", "orchestrator", "compliance", "budgets",
+_INPUTS = (".dockerignore", "pyproject.toml", "orchestrator", "budgets",
            "images/Dockerfile", "images/requirements.lock", "images/.dockerignore", "images/sandbox",
            "images/scorer", "images/fleet/Dockerfile", "images/fleet/requirements.lock", "images/fleet/node.sh")
 DOCKERFILE = "images/fleet/Dockerfile"

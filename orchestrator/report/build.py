@@ -99,7 +99,7 @@ def _compliance(prep: Prepared) -> Section:
 
 def _rule_change(rule: str, version: str) -> str | None:
     """What `version` of `rule` changed, from the rule's module (None for rules sbx does not know)."""
-    from compliance.traces import RULES_BY_NAME
+    from orchestrator.compliance.traces import RULES_BY_NAME
 
     known = RULES_BY_NAME.get(rule)
     return known.changes.get(version) if known else None

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from compliance.content import ContentScan, EvalRows, find_eval_copies
-from compliance.dynamic import with_batch_check
-from compliance.records import AuditRecord, BatchCheck, Evidence
-from compliance.repo import audit_repo
-from compliance.store import save_records
-from compliance.strings import TaskLayout
-from compliance.traces import RULES, frame_statistics
+from orchestrator.compliance.content import ContentScan, EvalRows, find_eval_copies
+from orchestrator.compliance.dynamic import with_batch_check
+from orchestrator.compliance.records import AuditRecord, BatchCheck, Evidence
+from orchestrator.compliance.repo import audit_repo
+from orchestrator.compliance.store import save_records
+from orchestrator.compliance.strings import TaskLayout
+from orchestrator.compliance.traces import RULES, frame_statistics
 from orchestrator.failures import DataError, LedgerUnavailable, SbxError, UnscorableArtifact
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger, RunState, ScoreResult

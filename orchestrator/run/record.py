@@ -18,7 +18,7 @@ import dataclasses
 import json
 from typing import Any
 
-from compliance.verdicts import passes
+from orchestrator.compliance.verdicts import passes
 from orchestrator.failures import RunNotFound
 from orchestrator.ledger import Ledger
 from orchestrator.ledger.study_reads import HOLDOUT_COLUMNS, RUN_COLUMNS, USAGE_COLUMNS, StudyReads
@@ -196,7 +196,7 @@ def run_row(ledger: Ledger, run_id: str) -> dict[str, Any]:
 
 def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
     """`run_row` plus resources, meta, events, experiments, every score and every audit record."""
-    from compliance.store import load_records  # pydantic's records: for one run's evidence only
+    from orchestrator.compliance.store import load_records  # pydantic's records: for one run's evidence only
 
     record = run_row(ledger, run_id)
     run, usage = ledger.get_run(run_id), ledger.model_usage(run_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from compliance.traces import REPORTED_ONLY
+from orchestrator.compliance.traces import REPORTED_ONLY
 
 #: the latest attempt of each (task, pairing, repeat) of study `:study`: its runs that no run retries. Only
 #: Ledger.retry makes an attempt after the first (attempt + 1, `retry_of` the one before, once), so the run

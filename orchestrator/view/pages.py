@@ -150,7 +150,7 @@ def run_page(v: View, run_id: str) -> str:
     events = [(when(e["time"]), e["kind"], json.dumps(e["detail"], sort_keys=True) if e["detail"] else "")
               for e in r["events"]]
     fields = [(label, r[key]) for label, key in _FIELDS if r.get(key) is not None]
-    from compliance.traces import REPORTED_ONLY
+    from orchestrator.compliance.traces import REPORTED_ONLY
 
     return render("run.html.j2", title=f"Run {r['run_id']}", r=r, fields=fields, events=events, calls=calls,
                   transcript_note=transcript_note, live=False, reported_only=REPORTED_ONLY,

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from compliance.audit import audit_source
-from compliance.store import save_records
 from orchestrator.cli import main
+from orchestrator.compliance.audit import audit_source
+from orchestrator.compliance.store import save_records
 from orchestrator.ledger import Ledger
 
 CORPUS = Path(__file__).parents[1] / "compliance" / "corpus"

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from compliance.audit import audit_source
+from orchestrator.compliance.audit import audit_source
 
 
 def _flagged(source: str) -> set[str]:

@@ -9,9 +9,9 @@ import ast
 import textwrap
 from pathlib import Path
 
-from compliance.dataflow import NodeCaches, analyze_tree, witnessed_after_body
-from compliance.dataflow.interpreter import SCORER_KINDS
-from compliance.values import Kind
+from orchestrator.compliance.dataflow import NodeCaches, analyze_tree, witnessed_after_body
+from orchestrator.compliance.dataflow.interpreter import SCORER_KINDS
+from orchestrator.compliance.values import Kind
 
 REPO = Path(__file__).resolve().parents[2]
 OWN_CORPUS = REPO / "tests" / "compliance" / "corpus"

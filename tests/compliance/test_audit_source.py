@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from compliance.audit import audit_paths, audit_source, python_files
-from compliance.traces import RULES
+from orchestrator.compliance.audit import audit_paths, audit_source, python_files
+from orchestrator.compliance.traces import RULES
 from orchestrator.failures import DataError
 
 VIOLATION = """\
@@ -92,7 +92,7 @@ def test_a_function_no_call_reaches_is_checked_and_says_so() -> None:
 
 
 def test_an_internal_error_is_an_error_record(monkeypatch: pytest.MonkeyPatch) -> None:
-    import compliance.audit as audit_module
+    import orchestrator.compliance.audit as audit_module
 
     def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("bug")

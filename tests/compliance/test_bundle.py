@@ -6,7 +6,7 @@ import ast
 
 import pytest
 
-from compliance.bundle import build_bundle, module_name
+from orchestrator.compliance.bundle import build_bundle, module_name
 
 FEATURES = """\
 import numpy as np

@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from compliance.content import EvalRows, find_eval_copies
+from orchestrator.compliance.content import EvalRows, find_eval_copies
 
 TARGET = "dep_delayed_15min"
 

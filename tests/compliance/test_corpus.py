@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from compliance.audit import audit_file
-from compliance.traces import DEFAULT_RULES, RULES
+from orchestrator.compliance.audit import audit_file
+from orchestrator.compliance.traces import DEFAULT_RULES, RULES
 
 CORPUS = Path(__file__).parent / "corpus"
 RULE_NAMES = [r.name for r in RULES]
@@ -95,7 +95,7 @@ def test_the_quick_pass_and_the_witnessed_pass_find_the_same_rules() -> None:
     every corpus file they find hits for the same rules."""
     import ast
 
-    from compliance.dataflow import analyze_tree
+    from orchestrator.compliance.dataflow import analyze_tree
 
     for v in VARIANTS:
         source = v.path.read_text()

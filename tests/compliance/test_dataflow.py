@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import pytest
 
-from compliance.dataflow import Role, analyze
-from compliance.values import Kind
+from orchestrator.compliance.dataflow import Role, analyze
+from orchestrator.compliance.values import Kind
 
 E = "eval_labels_in_fit"
 F = "frame_statistics"

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from compliance.dynamic import batch_check_record, with_batch_check
-from compliance.records import AuditRecord, BatchCheck
-from compliance.traces import frame_statistics
+from orchestrator.compliance.dynamic import batch_check_record, with_batch_check
+from orchestrator.compliance.records import AuditRecord, BatchCheck
+from orchestrator.compliance.traces import frame_statistics
 
 
 def test_changed_rows_flag_the_record() -> None:

@@ -14,8 +14,8 @@ from collections.abc import Callable
 
 import pytest
 
-from compliance.audit import audit_source
-from compliance.traces import DEFAULT_RULES, RULES_BY_NAME, eval_features_in_fit
+from orchestrator.compliance.audit import audit_source
+from orchestrator.compliance.traces import DEFAULT_RULES, RULES_BY_NAME, eval_features_in_fit
 
 E = "eval_labels_in_fit"
 X = "eval_features_in_fit"
@@ -168,7 +168,7 @@ def test_features_rule_is_reported_but_not_in_the_default_exclusion() -> None:
     records = {r.rule: r for r in audit_source(source, "t.py")}
     assert records[X].verdict == "flagged" and records[X].rule_version == eval_features_in_fit.RULE_VERSION
     assert "features only" in records[X].evidence[0].summary
-    from compliance.records import is_compliant
+    from orchestrator.compliance.records import is_compliant
 
     assert is_compliant(records.values())  # reported, not excluded
     assert not is_compliant(records.values(), rules=(E, "frame_statistics", X))

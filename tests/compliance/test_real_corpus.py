@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from compliance.audit import audit_file
+from orchestrator.compliance.audit import audit_file
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS_NAME = Path("shared") / "corpus" / "real-train-py"

@@ -5,7 +5,14 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import ValidationError
 
-from compliance.records import AuditRecord, BatchCheck, Evidence, EvidenceStep, Override, is_compliant
+from orchestrator.compliance.records import (
+    AuditRecord,
+    BatchCheck,
+    Evidence,
+    EvidenceStep,
+    Override,
+    is_compliant,
+)
 
 
 def _record(rule: str, verdict: str, override: Override | None = None) -> AuditRecord:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from compliance.content import EvalRows, find_eval_copies
-from compliance.repo import audit_repo
+from orchestrator.compliance.content import EvalRows, find_eval_copies
+from orchestrator.compliance.repo import audit_repo
 from orchestrator.paths import tasks_root
 
 START = (tasks_root() / "flight-delays" / "repo" / "train.py").read_text()

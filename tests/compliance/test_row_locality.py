@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
-from compliance.audit import audit_source
+from orchestrator.compliance.audit import audit_source
 
 F = "frame_statistics"
 HEAD = """

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from compliance.records import AuditRecord, Evidence, EvidenceStep, is_compliant
-from compliance.store import add_override, load_records, save_records
+from orchestrator.compliance.records import AuditRecord, Evidence, EvidenceStep, is_compliant
+from orchestrator.compliance.store import add_override, load_records, save_records
 from orchestrator.failures import DataError, InvalidLedgerWrite, RunNotFound
 from orchestrator.ledger import Ledger
 

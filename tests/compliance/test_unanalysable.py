@@ -11,9 +11,9 @@ import textwrap
 
 import pytest
 
-from compliance.audit import audit_source
-from compliance.opaque import find_opaque
-from compliance.records import AuditRecord, is_compliant
+from orchestrator.compliance.audit import audit_source
+from orchestrator.compliance.opaque import find_opaque
+from orchestrator.compliance.records import AuditRecord, is_compliant
 
 E = "eval_labels_in_fit"
 HEAD = """
@@ -188,7 +188,7 @@ def test_look_alikes_are_not_opaque(code: str) -> None:
 
 
 def test_the_ledger_keeps_the_verdict_and_a_review_can_clear_it(tmp_path) -> None:
-    from compliance.store import add_override, load_records, save_records
+    from orchestrator.compliance.store import add_override, load_records, save_records
     from orchestrator.ledger import Ledger
 
     record = _audit(FORMS["exec"][0])[E].model_copy(update={"run_id": None})
@@ -241,7 +241,7 @@ def test_the_report_counts_it_apart() -> None:
 
 def test_a_repo_audit_says_unanalysable_too() -> None:
     """A run's audit (train.py bundled with its modules) maps the construct's line into its own file."""
-    from compliance.repo import audit_repo
+    from orchestrator.compliance.repo import audit_repo
 
     helper = "def load(pd):\n    return eval('pd.read_csv(\"data/eval.csv\")')\n"
     train = HEAD + "from helpers import load\nextra = load(pd)\nmodel.fit(train[FEATURES], to_y(train))\n"

@@ -37,7 +37,6 @@ FILES = {
     "orchestrator/__init__.py": "",
     "orchestrator/m.py": "x = 1\n",
     "orchestrator/m.pyc": "junk",
-    "compliance/__init__.py": "",
     "budgets/b.yaml": "cpu: 1\n",
     "images/fleet/Dockerfile": "FROM x\n",
     "images/fleet/requirements.lock": "ray==1\n",
@@ -54,9 +53,10 @@ FILES = {
 }
 MANIFEST = {"name": "pi", "version": "1.0", "kind": "npm", "digest": "sha256:" + "1" * 64, "before": "2026-11-30"}
 ENV = PythonEnvironment(python="3.11", packages={"a": "1", "B_c": "2.0"})
-#: family -> its digest for FILES, by the code before the one builder
+#: family -> its digest for FILES, by the code before the one builder (the fleet's moved when compliance/ went
+#: into orchestrator/ and left its inputs)
 BEFORE = {
-    "sandbox": "8ac419dd051d", "scorer": "75a187bffec7", "venv": "e08d9b16c630", "fleet": "1d4b0eda6bf5",
+    "sandbox": "8ac419dd051d", "scorer": "75a187bffec7", "venv": "e08d9b16c630", "fleet": "bfb5f8451fe6",
     "agent": "299a99ae3412", "env": "42bebc67e8d2", "task": "86cdb0a3829e", "harbor": "35ea27e67874",
     "task-sandbox": "800dbb7a9405", "ml": "b12fde30111a",
 }

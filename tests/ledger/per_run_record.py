@@ -8,8 +8,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from compliance.records import is_compliant
-from compliance.store import load_records
+from orchestrator.compliance.records import is_compliant
+from orchestrator.compliance.store import load_records
 from orchestrator.ledger import GradedOutcome, Ledger, ModelUsage, RunRecord, ScoreResult
 from orchestrator.ledger.judge_verdicts import reason as judge_reason
 from orchestrator.run.record import RULE_COLUMNS, TIME_COLUMNS

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from compliance.traces import RULES
+from orchestrator.compliance.traces import RULES
 from orchestrator.failures import RunNotFound
 from orchestrator.ledger import GradedOutcome, GradingRow, Ledger, ModelUsage, RunState, ScoreResult
 from orchestrator.ledger.audits import AuditRow

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from compliance.records import AuditRecord
-from compliance.store import load_records, save_records
+from orchestrator.compliance.records import AuditRecord
+from orchestrator.compliance.store import load_records, save_records
 from orchestrator.failures import InvalidLedgerWrite
 from orchestrator.ledger import Ledger, RunState, ScoreResult
 from tests.ledger.ledger_helpers import drive, plan

@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from compliance.records import AuditRecord
-from compliance.store import save_records
+from orchestrator.compliance.records import AuditRecord
+from orchestrator.compliance.store import save_records
 from orchestrator.ledger import Ledger, RunState
 from orchestrator.ledger.scores import ScoreResult
 from orchestrator.report import build_report, validate_runs

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from compliance.store import load_records
+from orchestrator.compliance.store import load_records
 from orchestrator.failures import LedgerUnavailable
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger
@@ -44,9 +44,9 @@ def test_audits_and_stores_every_delivered_run(home: Home, ledger: Ledger) -> No
 def test_a_re_audit_under_a_newer_rule_version_keeps_the_old_verdict_and_the_report_says_what_moved(
     home: Home, ledger: Ledger, tmp_path
 ) -> None:
-    from compliance.records import AuditRecord
-    from compliance.store import save_records
-    from compliance.traces import RULES_BY_NAME
+    from orchestrator.compliance.records import AuditRecord
+    from orchestrator.compliance.store import save_records
+    from orchestrator.compliance.traces import RULES_BY_NAME
     from orchestrator.report import build_report
     from orchestrator.study.export import runs_frame
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from compliance.repo import audit_repo
-from compliance.strings import TaskLayout
+from orchestrator.compliance.repo import audit_repo
+from orchestrator.compliance.strings import TaskLayout
 from orchestrator.data.recipe import prepare_recipe
 from orchestrator.run.audit import task_layout
 from orchestrator.specs import load_task

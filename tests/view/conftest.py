@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from compliance.records import AuditRecord, Evidence, EvidenceStep
-from compliance.store import add_override, save_records
 from orchestrator.artifacts import ArtifactStore
+from orchestrator.compliance.records import AuditRecord, Evidence, EvidenceStep
+from orchestrator.compliance.store import add_override, save_records
 from orchestrator.home import Home
 from orchestrator.ledger import GradedOutcome, GradingRow, Ledger, ModelUsage, RunState, ScoreResult
 from orchestrator.specs.transcript import CallRecord, encode_record
