@@ -12,6 +12,32 @@ from orchestrator.stats import best_of_k, runs_per_arm
 from .conftest import make_ml_study, make_pass_fail_study
 
 
+def _with_run_ids(runs: pd.DataFrame) -> pd.DataFrame:
+    return runs.assign(run_id=[f"r-20261203120000-{i:06x}" for i in range(len(runs))])
+
+
+#: studies whose reports several tests read: each is built once per test process (the report is a few CPU-s)
+_STUDIES = {
+    "ml": make_ml_study,
+    "ml20": lambda: make_ml_study(runs=20),
+    "ml20-ids": lambda: _with_run_ids(make_ml_study(runs=20)),
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory):
+    """built(STUDY, exclusion=...) -> the report of a study at seed 0, written once; the tests only read it."""
+    reports: dict[tuple[str, str], object] = {}
+
+    def get(study: str, exclusion: str = "both"):
+        if (study, exclusion) not in reports:
+            reports[study, exclusion] = build_report(_STUDIES[study](), tmp_path_factory.mktemp(study), seed=0,
+                                                     exclusion=exclusion)
+        return reports[study, exclusion]
+
+    return get
+
+
 def test_ml_study_report_has_every_continuous_section(tmp_path: Path, ml_study: pd.DataFrame) -> None:
     paths = build_report(ml_study, tmp_path, title="ML", seed=1)
     assert paths.html.is_file() and paths.markdown.is_file()
@@ -38,8 +64,8 @@ def test_ml_study_report_has_every_continuous_section(tmp_path: Path, ml_study: 
     assert "Skipped: needs pass/fail grades (runs of a tests task, graded by its hidden tests), and these runs have none (column outcome)" in md
 
 
-def test_pairing_table_matches_direct_computation(tmp_path: Path, ml_study: pd.DataFrame) -> None:
-    paths = build_report(ml_study, tmp_path, seed=0, exclusion="both")
+def test_pairing_table_matches_direct_computation(built, ml_study: pd.DataFrame) -> None:
+    paths = built("ml", exclusion="both")
     table = pd.read_csv(paths.tables["pairings"]).set_index("pairing")
     runs = ml_study[ml_study.get("counted", "").ne("false")]
     g = runs[runs["pairing"] == "codex/m-mid"]
@@ -52,8 +78,8 @@ def test_pairing_table_matches_direct_computation(tmp_path: Path, ml_study: pd.D
     assert row["ci_low"] < row["mean"] < row["ci_high"]
 
 
-def test_best_of_k_table_matches_the_stats_function(tmp_path: Path, ml_study: pd.DataFrame) -> None:
-    paths = build_report(ml_study, tmp_path, seed=0, exclusion="nothing")
+def test_best_of_k_table_matches_the_stats_function(built, ml_study: pd.DataFrame) -> None:
+    paths = built("ml", exclusion="nothing")
     table = pd.read_csv(paths.tables["best_of_k"])
     assert sorted(table["k"].unique()) == [1, 3, 5, 10]
     g = ml_study[(ml_study["pairing"] == "claude/m-large") & ml_study.get("counted", "").ne("false")]
@@ -74,16 +100,15 @@ def test_best_of_k_table_matches_the_stats_function(tmp_path: Path, ml_study: pd
     assert (table.loc[table["k"] == 1, ["gain_median", "gain_mean"]] == 0).all().all()
 
 
-def test_runs_needed_uses_the_16_rule(tmp_path: Path, ml_study: pd.DataFrame) -> None:
-    paths = build_report(ml_study, tmp_path, seed=0)
+def test_runs_needed_uses_the_16_rule(built) -> None:
+    paths = built("ml")  # the default exclusion
     row = pd.read_csv(paths.tables["runs_needed"]).iloc[0]
     assert row["runs_per_arm"] == math.ceil(runs_per_arm(row["pooled_sd"], row["gap"]))
     assert 0 <= row["p_weaker_ahead_r10"] <= row["p_weaker_ahead_r1"] <= 0.5 + 1e-9
 
 
-def test_exclusion_changes_compliant_counts(tmp_path: Path, ml_study: pd.DataFrame) -> None:
-    nothing = build_report(ml_study, tmp_path / "a", seed=0, exclusion="nothing")
-    both = build_report(ml_study, tmp_path / "b", seed=0, exclusion="both")
+def test_exclusion_changes_compliant_counts(tmp_path: Path, built, ml_study: pd.DataFrame) -> None:
+    nothing, both = built("ml", exclusion="nothing"), built("ml", exclusion="both")
     n0 = pd.read_csv(nothing.tables["pairings"])["compliant"].sum()
     n2 = pd.read_csv(both.tables["pairings"])["compliant"].sum()
     assert n0 > n2
@@ -155,17 +180,16 @@ def test_degenerate_data_skips_a_section_instead_of_failing(tmp_path: Path) -> N
     assert pd.read_csv(paths.tables["pairings"])["sd"].isna().all()
 
 
-def test_the_highest_scoring_runs_are_named_by_the_id_sbx_view_opens(tmp_path: Path) -> None:
-    runs = make_ml_study(runs=20)
-    runs["run_id"] = [f"r-20261203120000-{i:06x}" for i in range(len(runs))]
-    paths = build_report(runs, tmp_path / "with-ids", seed=0)
+def test_the_highest_scoring_runs_are_named_by_the_id_sbx_view_opens(built) -> None:
+    runs = _STUDIES["ml20-ids"]()
+    paths = built("ml20-ids")
     table = pd.read_csv(paths.tables["highest_runs"])
     scores = pd.to_numeric(runs["holdout_score"], errors="coerce")  # the study writes blanks for unscored runs
     top = runs.assign(s=scores)[scores.notna()].sort_values("s", ascending=False, kind="stable").head(10)
     assert table["run"].tolist() == [rid[-6:] for rid in top["run_id"]]  # the hex tail: /run/ID, `sbx show ID`
     assert table["score"].tolist() == pytest.approx(top["s"].tolist())
     assert "`sbx view`, then /run/ID" in paths.markdown.read_text()
-    without = build_report(make_ml_study(runs=20), tmp_path / "no-ids", seed=0)
+    without = built("ml20")
     assert "highest_runs" not in without.tables  # a hand-written runs table without ids: nothing to point at
 
 
@@ -195,7 +219,7 @@ def _run_links(html: str) -> list[tuple[str | None, str]]:
     return [(href, text) for cls, href, text in page.links if cls == "run"]
 
 
-def test_every_run_id_links_to_its_page_in_sbx_view(tmp_path: Path) -> None:
+def test_every_run_id_links_to_its_page_in_sbx_view(tmp_path: Path, built) -> None:
     """The short id shown links /run/FULL-ID at sbx view's default address (a file cannot know where a viewer
     runs), the page says so, the CSV keeps the full id, the Markdown links too; --viewer-url names another."""
     from orchestrator.cli.report import VIEWER_URL as CLI_VIEWER_URL
@@ -203,9 +227,8 @@ def test_every_run_id_links_to_its_page_in_sbx_view(tmp_path: Path) -> None:
     from orchestrator.report.render import VIEWER_URL
 
     assert VIEWER_URL == CLI_VIEWER_URL == f"http://127.0.0.1:{DEFAULT_PORT}/"
-    runs = make_ml_study(runs=20)
-    runs["run_id"] = [f"r-20261203120000-{i:06x}" for i in range(len(runs))]
-    paths = build_report(runs, tmp_path / "default", seed=0)
+    runs = _STUDIES["ml20-ids"]()
+    paths = built("ml20-ids")
     table = pd.read_csv(paths.tables["highest_runs"])
     links = _run_links(paths.html.read_text())
     assert links == [(f"http://127.0.0.1:8700/run/{full}", short)
@@ -225,7 +248,7 @@ def test_every_run_id_links_to_its_page_in_sbx_view(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="http:// or https://"):
         build_report(runs, tmp_path / "bad", seed=0, viewer="javascript:alert(1)//")
     # no run ids (a runs table written by hand): no links and no line about them
-    plain = build_report(make_ml_study(runs=20), tmp_path / "plain", seed=0).html.read_text()
+    plain = built("ml20").html.read_text()
     assert _run_links(plain) == [] and "start <code>sbx view</code>" not in plain
 
 
