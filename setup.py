@@ -23,7 +23,7 @@ SHIPPED_FOLDERS = ("tasks", "budgets", "images", "studies")
 def not_ours(folder: str, names: list[str]) -> list[str]:
     """What a checkout may hold in those folders that is not sbx's own (.gitignore; MANIFEST.in says the same):
     the downloaded wheels of images/wheelhouse and images/fleet/wheelhouse (80 MB in a checkout that built
-    its images; the empty folder stays, the Dockerfiles copy it), the debootstrap root, bytecode."""
+    its images; the empty folder stays, the Dockerfiles copy it), the bootstrapped root, bytecode."""
     if Path(folder).name == "wheelhouse":
         return [n for n in names if n != ".keep"]
     return [n for n in names if n in ("__pycache__", ".rootfs") or n.endswith((".pyc", ".pyo"))]

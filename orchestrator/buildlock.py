@@ -1,7 +1,7 @@
 """One build of each image at a time on this host.
 
 Every builder (the sandbox and scorer images, the agent images, the task and environment images, the
-debootstrap bases, the wheelhouses and the agents' download cache) takes the lock of what it builds, keyed
+Debian bases, the wheelhouses and the agents' download cache) takes the lock of what it builds, keyed
 by the image's tag or the cache folder's path: two studies started together, or the test suite's parallel
 workers, then build an image once instead of twice, and never leave a cache half written. Builds of
 different things go ahead side by side: a host-wide lock made a worker that needed one small task image

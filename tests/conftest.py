@@ -83,7 +83,7 @@ def built_images(docker_client):
 @pytest.fixture(scope="session")
 def reference_env_images(docker_client):
     """The sandbox and scorer images of the flight-delays reference environment (Python 3.13, the study's
-    pins): minutes to build from nothing (trixie debootstrap + a PyPI wheelhouse), so built once per session
+    pins): minutes to build from nothing (a trixie base + a PyPI wheelhouse), so built once per session
     and only by the tests that ask for them. The build's seconds are printed (a no-op when it exists)."""
     from orchestrator.specs import load_task
     from orchestrator.tasks.environment import default_cache, ml_env_images

@@ -41,8 +41,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--task", dest="tasks", nargs="+", default=[], metavar="NAME",
                    help="build the images runs of these tasks use, ahead of a study: an ml task's environment "
                         "images (sandbox + scorer), a tests task's image and its sandbox, else the standard ones")
-    b.add_argument("--base", choices=["auto", "public", "debootstrap"], default="auto",
-                   help="auto: a local or pullable python:3.11-slim-bookworm, else a Debian base made with debootstrap")
+    b.add_argument("--base", choices=["auto", "public", "debian", "debootstrap"], default="auto",
+                   help="auto: a local or pullable python:3.11-slim-bookworm, else a Debian base made here "
+                        "(by mmdebstrap, else debootstrap); debian: always that base; debootstrap: its older name")
     b.add_argument("--force", action="store_true", help="rebuild even when the tag for these inputs exists")
     b.add_argument("--versions", action="store_true", help="print the package versions recorded in each image")
     b.add_argument("--json", action="store_true", help="print the images as one JSON document")

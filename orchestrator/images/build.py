@@ -140,7 +140,7 @@ def venv_recipe(root: Path, wheels: Path, base: str, base_id: str) -> Recipe:
 
 def _not_recipes(folder: str, names: list[str]) -> list[str]:
     """What an images/ folder may hold that is no recipe (as setup.py's `not_ours`): a wheelhouse's wheels
-    (the context gets the cache's), the debootstrap root, bytecode."""
+    (the context gets the cache's), the bootstrapped root, bytecode."""
     if Path(folder).name == "wheelhouse":
         return names
     return [n for n in names if n in ("__pycache__", ".rootfs") or n.endswith((".pyc", ".pyo"))]

@@ -6,9 +6,10 @@ among them), the labels, and how the context is assembled. `ensure(client, recip
 that tag, building it only when it is missing: under the host's lock of the tag (orchestrator/buildlock.py,
 which SBX_BUILD_RECORD records), checked again once the lock is held because another process may have built
 it meanwhile, with the context assembled only then (assembling may download a wheelhouse or an agent's
-closure). The families: the standard sandbox and scorer images and the venv stage (images/build.py), the
-fleet image (images/fleet.py), the agent images (images/agents/build.py), and the environment, task,
-task-sandbox and an environment's ML images (tasks/environment.py).
+closure). The families: the Debian bases (images/base.py: made by importing a bootstrapped tree, the one
+family that is not a `docker build`), the standard sandbox and scorer images and the venv stage
+(images/build.py), the fleet image (images/fleet.py), the agent images (images/agents/build.py), and the
+environment, task, task-sandbox and an environment's ML images (tasks/environment.py).
 """
 
 from __future__ import annotations
@@ -53,6 +54,9 @@ class Recipe:
     #: the engine's default (a Harbor task's Dockerfile may install from a mirror)
     network_mode: str | None = "none"
     timeout_s: float | None = None
+    #: how the image is made from its assembled context: a `docker build` (`build` below) unless the family
+    #: makes it another way (a Debian base is imported from its tree)
+    make: Callable[[docker.DockerClient, Recipe, Path], docker.models.images.Image] | None = None
 
 
 @dataclass(frozen=True)
@@ -86,7 +90,7 @@ def ensure(client: docker.DockerClient, recipe: Recipe, *, force: bool = False) 
             image = None if force else existing(client, recipe.tag)  # another process may have built it
             if image is None:
                 with recipe.context() as context:
-                    image = build(client, recipe, context)
+                    image = (recipe.make or build)(client, recipe, context)
                 built = True
     return Ensured(image, built, time.monotonic() - start)
 

@@ -172,7 +172,7 @@ class TaskSpec(BaseModel):
 
 # --- environments --------------------------------------------------------------------------------------
 
-#: Python versions an environment may declare: the CPython of a Debian suite that debootstrap can fetch here
+#: Python versions an environment may declare: the CPython of a Debian suite whose base can be made here
 #: (no registry answers and python.org / GitHub builds are out of reach, so Debian's own python3 is the only
 #: source). Values: (suite, the exact CPython that suite ships).
 PYTHONS: dict[str, tuple[str, str]] = {"3.11": ("bookworm", "3.11.2"), "3.13": ("trixie", "3.13.5")}

@@ -1,5 +1,5 @@
 """Environment images: one per declared environment (Python + exact pins), shared by every task that
-declares the same one, built offline from a host wheelhouse on a Debian suite's debootstrap base.
+declares the same one, built offline from a host wheelhouse on a Debian suite's base made here (images/base.py).
 
 - `resolve_pins`: the full closure of some requirements for a target Python, by `pip download` on the host
   (the index is reachable from the host only), frozen into exact pins.
@@ -184,17 +184,18 @@ def _scratch(prefix: str, fill: Callable[[Path], None]) -> Callable[[], Abstract
 
 
 def env_base(client: docker.DockerClient, env: PythonEnvironment) -> str:
-    """The debootstrap base of the environment's Debian suite (built once, ~2 minutes, when missing)."""
+    """The Debian base of the environment's Debian suite (made once, one to two minutes, when missing)."""
     from orchestrator.images.base import ensure_suite_base
 
     return ensure_suite_base(client, env.suite)
 
 
 def env_image_tag(client: docker.DockerClient, env: PythonEnvironment) -> str:
-    from orchestrator.images.base import debootstrap_tag
+    from orchestrator.images.base import debian_base_tag, find_suite_base
 
-    base = existing(client, debootstrap_tag(env.suite))
-    base_id = base.id if base is not None else f"missing:{debootstrap_tag(env.suite)}"
+    found = find_suite_base(client, env.suite)
+    base = existing(client, found) if found else None
+    base_id = base.id if base is not None else f"missing:{debian_base_tag(env.suite)}"
     return f"sbx-env:{env_digest(base_id, env)}"
 
 

@@ -89,7 +89,7 @@ def rewrite_dockerfile(text: str, base: str | None, can_use: Any) -> tuple[str, 
                 if not ok:
                     if base is None:
                         raise ConfigError(f"the Dockerfile's base {image} cannot be pulled ({why}); pass --base "
-                                          "with a local image (e.g. the sbx-base:... debootstrap image)")
+                                          "with a local image (e.g. the sbx-base:... Debian image)")
                     changes.append((image, base))
                     line = f"{m[1]}{base}{rest}"
             if alias:

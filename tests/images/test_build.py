@@ -1,4 +1,4 @@
-"""The images, built for real (offline here: a debootstrap base and a host wheelhouse)."""
+"""The images, built for real (offline here: a Debian base made here and a host wheelhouse)."""
 
 from __future__ import annotations
 

@@ -48,13 +48,13 @@ def test_import_without_a_pullable_base_needs_base(docker_client, tmp_path: Path
 
 @pytest.mark.docker
 def test_imported_example_verifies_end_to_end(docker_client, tmp_path: Path) -> None:
-    from orchestrator.images.base import debootstrap_tag
+    from orchestrator.images.base import ensure_suite_base
     from orchestrator.tasks.environment import default_cache
     from orchestrator.tasks.verify import verify_task
 
     from .conftest import leftovers
 
-    base = debootstrap_tag()
+    base = ensure_suite_base(docker_client, "bookworm")
     result = import_harbor(EXAMPLE, tmp_path, name="harbor-log-summary", base=base, client=docker_client)
     assert any("FROM python:3.12-slim-bookworm cannot be pulled" in n and base in n for n in result.notes)
     task = load_tests_task(result.bundle)
