@@ -6,6 +6,6 @@ Never imported by anything `sbx --help` loads (it pulls in aiohttp)."""
 from orchestrator.gateway.limits import ModelLimits
 from orchestrator.gateway.server import Gateway, RunTotals
 from orchestrator.gateway.transcript import read_transcript
-from orchestrator.gateway.usage import TokenUsage
+from orchestrator.specs.usage import TokenUsage
 
 __all__ = ["Gateway", "ModelLimits", "RunTotals", "TokenUsage", "read_transcript"]

@@ -27,8 +27,8 @@ from aiohttp import web
 from orchestrator.gateway import forwarder
 from orchestrator.gateway.limits import ModelLimits, Refusal, check, error_response
 from orchestrator.gateway.server import MAX_REQUEST_BYTES, read_bounded, request_refusal
-from orchestrator.gateway.usage import TokenUsage
 from orchestrator.log import get_logger
+from orchestrator.specs.usage import TokenUsage
 
 log = get_logger(__name__)
 

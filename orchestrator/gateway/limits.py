@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from orchestrator.gateway.usage import TokenUsage
+from orchestrator.specs.usage import TokenUsage
 
 
 @dataclass(frozen=True)

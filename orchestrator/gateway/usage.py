@@ -18,34 +18,11 @@ Normalised (the transcript's `usage`): `input` = every input token, cached and c
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
 from typing import Any
 
+from orchestrator.specs.usage import TokenUsage
+
 APIS = ("anthropic", "openai-chat", "openai-responses")
-
-
-@dataclass(frozen=True)
-class TokenUsage:
-    """One call's token counts, normalised across the wire APIs (above), as the gateway meters and limits
-    them; a transcript stores them as `specs.transcript.RecordedUsage`."""
-
-    input: int = 0
-    cached_input: int = 0
-    cache_write: int = 0
-    output: int = 0
-    reasoning: int = 0
-
-    def __add__(self, other: TokenUsage) -> TokenUsage:
-        return TokenUsage(*(getattr(self, f.name) + getattr(other, f.name) for f in fields(self)))
-
-    @property
-    def tokens(self) -> int:
-        """What a `model_tokens` limit counts: all input plus all output."""
-        return self.input + self.output
-
-    def as_dict(self) -> dict[str, int]:
-        return {"input": self.input, "cached_input": self.cached_input, "cache_write": self.cache_write,
-                "output": self.output, "reasoning": self.reasoning}
 
 
 def _int(obj: Any, *path: str) -> int:

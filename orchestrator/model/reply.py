@@ -5,31 +5,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from orchestrator.model.conversation import MINI_SUBMIT, Conversation, Tool, tokens
 from orchestrator.model.scenario import Scenario
+from orchestrator.specs.usage import TokenUsage
 
 #: the command mini-swe-agent finishes on (it stops only when a command's output starts with the marker)
 MINI_FINISH_COMMAND = f"echo {MINI_SUBMIT}"
 _LONG_MS = 600_000
-
-
-@dataclass(frozen=True)
-class ReplyUsage:
-    """The token counts the stand-in model reports in one reply, normalised as the gateway's `TokenUsage`
-    (which this layer cannot import): `input` is every input token (cached and cache-write included);
-    `output` includes `reasoning`. Each API's own fields are derived from these (see wire.py)."""
-
-    input: int
-    cached_input: int
-    cache_write: int
-    output: int
-    reasoning: int
-
-    def as_dict(self) -> dict[str, int]:
-        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -42,7 +27,7 @@ class Reply:
     step: int | None               # None for a title call
     variant: int                   # -1: the step itself; k: the k-th variant
     draw: float                    # the seeded uniform draw that chose the variant
-    usage: ReplyUsage
+    usage: TokenUsage
     id_seed: str                   # source of the response's ids (deterministic)
 
     def ident(self, prefix: str, n: int = 24) -> str:
@@ -107,6 +92,6 @@ def _with_usage(conv: Conversation, **fields: Any) -> Reply:
     reasoning = (visible // 2 + 1) if conv.wants_reasoning else 0
     cached = min(conv.prefix_tokens, conv.input_tokens)
     cache_write = conv.input_tokens - cached if conv.wants_cache else 0
-    usage = ReplyUsage(input=conv.input_tokens, cached_input=cached, cache_write=cache_write,
+    usage = TokenUsage(input=conv.input_tokens, cached_input=cached, cache_write=cache_write,
                   output=visible + reasoning, reasoning=reasoning)
     return Reply(usage=usage, **fields)

@@ -13,7 +13,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from orchestrator.model.reply import Reply, ReplyUsage
+from orchestrator.model.reply import Reply
+from orchestrator.specs.usage import TokenUsage
 
 CREATED = 1_767_225_600  # fixed timestamp: replies are byte-for-byte reproducible
 _PIECE = 24
@@ -32,7 +33,7 @@ def _dump(obj: Any) -> str:
 # --- Anthropic Messages ---------------------------------------------------------------------------------
 
 
-def anthropic_usage(u: ReplyUsage, *, start: bool = False) -> dict[str, Any]:
+def anthropic_usage(u: TokenUsage, *, start: bool = False) -> dict[str, Any]:
     usage: dict[str, Any] = {
         "input_tokens": u.input - u.cached_input - u.cache_write,
         "cache_creation_input_tokens": u.cache_write,
@@ -88,7 +89,7 @@ def anthropic_events(r: Reply, model: str) -> Iterator[Event]:
 # --- OpenAI Chat Completions ----------------------------------------------------------------------------
 
 
-def chat_usage(u: ReplyUsage) -> dict[str, Any]:
+def chat_usage(u: TokenUsage) -> dict[str, Any]:
     return {
         "prompt_tokens": u.input, "completion_tokens": u.output, "total_tokens": u.input + u.output,
         "prompt_tokens_details": {"cached_tokens": u.cached_input, "audio_tokens": 0},
@@ -137,7 +138,7 @@ def chat_events(r: Reply, model: str, include_usage: bool) -> Iterator[Event]:
 # --- OpenAI Responses -----------------------------------------------------------------------------------
 
 
-def responses_usage(u: ReplyUsage) -> dict[str, Any]:
+def responses_usage(u: TokenUsage) -> dict[str, Any]:
     return {
         "input_tokens": u.input, "input_tokens_details": {"cached_tokens": u.cached_input},
         "output_tokens": u.output, "output_tokens_details": {"reasoning_tokens": u.reasoning},

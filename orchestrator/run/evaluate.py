@@ -24,7 +24,6 @@ import docker.errors
 from orchestrator.failures import SbxError, UnscorableArtifact
 from orchestrator.gateway.closed import ClosedRun
 from orchestrator.gateway.limits import ModelLimits
-from orchestrator.gateway.usage import TokenUsage
 from orchestrator.home import Home
 from orchestrator.images import resolve_image
 from orchestrator.ledger import GradedOutcome, Ledger, RunRecord, RunState, ScoreResult
@@ -38,6 +37,7 @@ from orchestrator.scoring.service import score_repo
 from orchestrator.scoring.tasktypes import TaskScoring
 from orchestrator.scoring.text import clean
 from orchestrator.specs.task import TaskSpec, TestsTaskSpec
+from orchestrator.specs.usage import TokenUsage
 
 log = get_logger(__name__)
 

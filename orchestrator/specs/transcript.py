@@ -74,7 +74,7 @@ Headers = Annotated[dict[str, str], AfterValidator(_check_headers)]
 
 
 class RecordedUsage(BaseModel):
-    """Tokens of one call as a transcript records them: the gateway's `TokenUsage`, validated on reading (input
+    """Tokens of one call as a transcript records them: a `specs.usage.TokenUsage`, validated on reading (input
     includes cached input; output includes reasoning)."""
 
     model_config = _STRICT

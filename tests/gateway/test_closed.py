@@ -11,8 +11,8 @@ import pytest
 from orchestrator.gateway.closed import ClosedGateway, ClosedRun
 from orchestrator.gateway.limits import ModelLimits
 from orchestrator.gateway.thread import GatewayThread
-from orchestrator.gateway.usage import TokenUsage
 from orchestrator.model import StandIn, read_log
+from orchestrator.specs.usage import TokenUsage
 from tests.gateway.conftest import RUN_DATE, uds_client
 
 CALLS = [

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from orchestrator.gateway.usage import TokenUsage
 from orchestrator.home import Home
 from orchestrator.ledger import Ledger, ModelUsage, RunRecord
 from orchestrator.model import StandIn, load_scenario, read_log, serve_in_thread
@@ -21,6 +20,7 @@ from orchestrator.paths import REPO_ROOT
 from orchestrator.run import RunLifecycle, RunRequest
 from orchestrator.run.gateway_host import GatewayHost
 from orchestrator.specs.endpoints import Price
+from orchestrator.specs.usage import TokenUsage
 
 if TYPE_CHECKING:
     import docker

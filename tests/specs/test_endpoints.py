@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from orchestrator.failures import ConfigError
-from orchestrator.gateway.usage import TokenUsage
 from orchestrator.specs.endpoints import Endpoint, Price, load_endpoints, load_ratecards
+from orchestrator.specs.usage import TokenUsage
 
 ROOT = Path(__file__).resolve().parents[2]
 
