@@ -21,6 +21,7 @@ from orchestrator.images.content import tree_files
 from orchestrator.images.recipe import Recipe, ensure, existing, folder
 from orchestrator.specs.task import PythonEnvironment
 from orchestrator.tasks import environment as env_images
+from tests.files import write_files
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,11 +64,7 @@ BEFORE = {
 
 
 def _tree(root: Path) -> Path:
-    for rel, text in FILES.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+    return write_files(root, FILES)
 
 
 def _tags(root: Path) -> dict[str, str]:

@@ -9,14 +9,7 @@ import pytest
 
 from orchestrator.specs.task import DEFAULT_PROTECTED
 from orchestrator.tasks.tree import Protected, TreeCaps, TreeError, build_grading_tree, top_level_names
-
-
-def _write(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        p = root / rel
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    return root
+from tests.files import write_files
 
 
 def _read(root: Path) -> dict[str, str]:
@@ -32,14 +25,14 @@ ORIGINAL = {
 
 @pytest.fixture
 def trees(tmp_path: Path) -> tuple[Path, Path, Path]:
-    original = _write(tmp_path / "original", ORIGINAL)
-    hidden = _write(tmp_path / "hidden", {"tests/test_core.py": "new test\n", "tests/test_new.py": "added\n"})
+    original = write_files(tmp_path / "original", ORIGINAL)
+    hidden = write_files(tmp_path / "hidden", {"tests/test_core.py": "new test\n", "tests/test_new.py": "added\n"})
     return original, hidden, tmp_path / "out"
 
 
 def test_a_fix_is_kept_and_the_hidden_tests_win(trees, tmp_path: Path) -> None:
     original, hidden, out = trees
-    delivered = _write(tmp_path / "delivered", {**ORIGINAL, "pkg/core.py": "BUG = 0\n", "pkg/extra.py": "x\n"})
+    delivered = write_files(tmp_path / "delivered", {**ORIGINAL, "pkg/core.py": "BUG = 0\n", "pkg/extra.py": "x\n"})
     report = build_grading_tree(delivered, original, hidden, out, DEFAULT_PROTECTED)
     got = _read(out)
     assert got["pkg/core.py"] == "BUG = 0\n" and got["pkg/extra.py"] == "x\n"
@@ -51,7 +44,7 @@ def test_a_fix_is_kept_and_the_hidden_tests_win(trees, tmp_path: Path) -> None:
 
 def test_hostile_edits_are_undone(trees, tmp_path: Path) -> None:
     original, hidden, out = trees
-    delivered = _write(tmp_path / "delivered", {
+    delivered = write_files(tmp_path / "delivered", {
         "pkg/__init__.py": "", "pkg/core.py": "BUG = 1\n",
         "tests/test_core.py": "def test(): pass\n",                   # edited hidden test path
         "tests/conftest.py": "mark everything passed\n",              # edited conftest
@@ -103,7 +96,7 @@ PLANTED = {
 
 def test_every_configuration_form_is_the_originals(trees, tmp_path: Path) -> None:
     original, hidden, out = trees
-    delivered = _write(tmp_path / "delivered", {**ORIGINAL, **PLANTED})
+    delivered = write_files(tmp_path / "delivered", {**ORIGINAL, **PLANTED})
     report = build_grading_tree(delivered, original, hidden, out, (), drop_new_top_level=True)
     got = _read(out)
     assert got["pyproject.toml"] == ORIGINAL["pyproject.toml"] and got["tests/conftest.py"] == "orig conftest\n"
@@ -120,7 +113,7 @@ def test_every_configuration_form_is_the_originals(trees, tmp_path: Path) -> Non
 
 def test_deleting_hidden_paths_or_replacing_a_folder_with_a_file(trees, tmp_path: Path) -> None:
     original, hidden, out = trees
-    delivered = _write(tmp_path / "delivered", {"pkg/__init__.py": "", "pkg/core.py": "BUG = 0\n", "tests": "a file"})
+    delivered = write_files(tmp_path / "delivered", {"pkg/__init__.py": "", "pkg/core.py": "BUG = 0\n", "tests": "a file"})
     build_grading_tree(delivered, original, hidden, out, DEFAULT_PROTECTED)
     got = _read(out)
     assert got["tests/test_core.py"] == "new test\n" and got["tests/conftest.py"] == "orig conftest\n"
@@ -128,9 +121,9 @@ def test_deleting_hidden_paths_or_replacing_a_folder_with_a_file(trees, tmp_path
 
 
 def test_a_file_where_a_hidden_folder_goes_is_replaced(tmp_path: Path) -> None:
-    original = _write(tmp_path / "o", {"a.py": ""})
-    hidden = _write(tmp_path / "h", {"deep/x/test_a.py": "t\n"})
-    delivered = _write(tmp_path / "d", {"a.py": "", "deep/x": "file in the way"})
+    original = write_files(tmp_path / "o", {"a.py": ""})
+    hidden = write_files(tmp_path / "h", {"deep/x/test_a.py": "t\n"})
+    delivered = write_files(tmp_path / "d", {"a.py": "", "deep/x": "file in the way"})
     report = build_grading_tree(delivered, original, hidden, tmp_path / "out", ())
     assert _read(tmp_path / "out")["deep/x/test_a.py"] == "t\n"
     assert ("deep/x", "conflict") in report.removed
@@ -138,7 +131,7 @@ def test_a_file_where_a_hidden_folder_goes_is_replaced(tmp_path: Path) -> None:
 
 def test_caps(trees, tmp_path: Path) -> None:
     original, hidden, _ = trees
-    delivered = _write(tmp_path / "d", {f"f{i}.txt": "x" * 10 for i in range(20)})
+    delivered = write_files(tmp_path / "d", {f"f{i}.txt": "x" * 10 for i in range(20)})
     with pytest.raises(TreeError, match="more than 5 files"):
         build_grading_tree(delivered, original, hidden, tmp_path / "o1", (), caps=TreeCaps(max_files=5))
     with pytest.raises(TreeError, match="f0.txt: 10 bytes"):
@@ -165,5 +158,5 @@ def test_protected_patterns(pattern: str, yes: list[str], no: list[str]) -> None
 
 
 def test_top_level_names(tmp_path: Path) -> None:
-    _write(tmp_path, {"a.py": "", "b/__init__.py": "", "c/x.py": "", "d.txt": "", "e.cpython-311.so": ""})
+    write_files(tmp_path, {"a.py": "", "b/__init__.py": "", "c/x.py": "", "d.txt": "", "e.cpython-311.so": ""})
     assert top_level_names(tmp_path) == {"a", "b", "e"}
