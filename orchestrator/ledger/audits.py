@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from orchestrator.failures import InvalidLedgerWrite
-from orchestrator.ledger.part import LedgerPart
+from orchestrator.ledger.parts import LedgerPart
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Any
 
 from orchestrator.failures import InvalidLedgerWrite
 from orchestrator.ledger.fields import dumps_object
-from orchestrator.ledger.part import LedgerPart
+from orchestrator.ledger.parts import LedgerPart
 from orchestrator.log import get_logger
 
 log = get_logger(__name__)
@@ -115,35 +115,6 @@ def filed(conn: sqlite3.Connection, study_id: str) -> list[FiledDefinitions]:
     return [FiledDefinitions.from_row(r) for r in rows]
 
 
-def save_analysis(
-    conn: sqlite3.Connection,
-    study_id: str,
-    *,
-    definitions_version: int | None,
-    definitions_sha256: str,
-    preregistered: bool,
-    arms: Mapping[str, Any],
-    pair_check: Mapping[str, Any],
-    analysis: Mapping[str, Any],
-    created_at: float,
-) -> int:
-    cur = conn.execute(
-        "INSERT INTO diverge_analyses (study_id, definitions_version, definitions_sha256, preregistered,"
-        " arms_json, pair_check_json, analysis_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            study_id,
-            definitions_version,
-            definitions_sha256,
-            int(preregistered),
-            dumps_object(arms, "the arms"),
-            dumps_object(pair_check, "the pair check"),
-            dumps_object(analysis, "the analysis"),
-            created_at,
-        ),
-    )
-    return int(cur.lastrowid or 0)
-
-
 def analyses(conn: sqlite3.Connection, study_id: str) -> list[StoredAnalysis]:
     rows = conn.execute(
         "SELECT * FROM diverge_analyses WHERE study_id = ? ORDER BY created_at, id", (study_id,)
@@ -199,14 +170,16 @@ class DivergencePart(LedgerPart):
         if preregistered and definitions_version is None:
             raise InvalidLedgerWrite("an analysis under definitions that were never filed is not preregistered")
         with self._write() as conn:
+            values = (study_id, definitions_version, definitions_sha256, int(preregistered),
+                      dumps_object(arms, "the arms"), dumps_object(pair_check, "the pair check"),
+                      dumps_object(analysis, "the analysis"), time.time())
             try:
-                return save_analysis(
-                    conn, study_id, definitions_version=definitions_version,
-                    definitions_sha256=definitions_sha256, preregistered=preregistered, arms=arms,
-                    pair_check=pair_check, analysis=analysis, created_at=time.time(),
-                )
+                cur = conn.execute(
+                    "INSERT INTO diverge_analyses (study_id, definitions_version, definitions_sha256, preregistered,"
+                    " arms_json, pair_check_json, analysis_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
             except sqlite3.IntegrityError as exc:
                 raise InvalidLedgerWrite(f"cannot store the divergence analysis of {study_id}: {exc}") from None
+        return int(cur.lastrowid or 0)
 
     def analyses(self, study_id: str) -> list[StoredAnalysis]:
         """A study's stored divergence analyses, oldest first."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from orchestrator.ledger import study_reads
 from orchestrator.ledger.fields import check_finite, clean_text
-from orchestrator.ledger.part import LedgerPart
+from orchestrator.ledger.parts import LedgerPart
 
 SCHEMA = """
 CREATE TABLE judge_verdicts (

@@ -2,7 +2,7 @@
 
 Every other table is a part of the Ledger, reached as an attribute (`ledger.scores.save(run_id, result)`,
 `ledger.audits.latest(run_id)`, ...): its SQL and its part live in its own module, and the part runs on
-this Ledger's connection, lock and transactions (ledger/part.py lists them). A new table adds a part, not
+this Ledger's connection, lock and transactions (ledger/parts.py lists them). A new table adds a part, not
 methods here.
 
 Thread safety: one connection per Ledger, used under a lock, so the meter and the experiment service
@@ -60,6 +60,7 @@ from orchestrator.ledger.fields import (
 from orchestrator.ledger.judge_verdicts import JudgesPart
 from orchestrator.ledger.model_usage import UsagePart
 from orchestrator.ledger.outcomes import OutcomesPart
+from orchestrator.ledger.parts import part
 from orchestrator.ledger.records import (
     EXPERIMENT_STATUSES,
     RUN_SELECT,
@@ -588,44 +589,13 @@ class Ledger:
         out["experiments"] = [x.to_json() for x in experiments]
         return out
 
-    # --- the parts: every other table, reached as `ledger.<part>` (ledger/part.py) ------------------------
+    # --- the parts: every other table, reached as `ledger.<part>` (ledger/parts.py says what each holds) --
 
-    @property
-    def scores(self) -> ScoresPart:
-        """Scores of runs, one per (run, dataset) (ledger/scores.py)."""
-        return ScoresPart(self)
-
-    @property
-    def audits(self) -> AuditsPart:
-        """Audit records and reviewers' overrides (ledger/audits.py)."""
-        return AuditsPart(self)
-
-    @property
-    def usage(self) -> UsagePart:
-        """What the gateway measured of each run's model calls (ledger/model_usage.py)."""
-        return UsagePart(self)
-
-    @property
-    def replays(self) -> ReplaysPart:
-        """`sbx replay`s of runs' calls (ledger/replays.py; issue 26)."""
-        return ReplaysPart(self)
-
-    @property
-    def judges(self) -> JudgesPart:
-        """Judges' verdicts on runs (ledger/judge_verdicts.py)."""
-        return JudgesPart(self)
-
-    @property
-    def outcomes(self) -> OutcomesPart:
-        """Pass/fail outcomes of tests tasks' runs (ledger/outcomes.py)."""
-        return OutcomesPart(self)
-
-    @property
-    def divergence(self) -> DivergencePart:
-        """Divergence definitions filed with studies, and analyses (ledger/diverge.py)."""
-        return DivergencePart(self)
-
-    @property
-    def transfer(self) -> TransferPart:
-        """One run carried between ledgers (fleet nodes; ledger/transfer.py)."""
-        return TransferPart(self)
+    scores = part(ScoresPart)
+    audits = part(AuditsPart)
+    usage = part(UsagePart)
+    replays = part(ReplaysPart)
+    judges = part(JudgesPart)
+    outcomes = part(OutcomesPart)
+    divergence = part(DivergencePart)
+    transfer = part(TransferPart)

@@ -19,7 +19,7 @@ from typing import Any
 
 from orchestrator.failures import InvalidLedgerWrite
 from orchestrator.ledger.fields import check_finite, clean_text, dumps_detail
-from orchestrator.ledger.part import LedgerPart
+from orchestrator.ledger.parts import LedgerPart
 from orchestrator.ledger.state import RunState
 
 #: the gateway's counters, in the order the table holds them

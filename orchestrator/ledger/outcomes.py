@@ -23,7 +23,7 @@ from typing import Any
 
 from orchestrator.failures import InvalidLedgerWrite
 from orchestrator.ledger.fields import check_finite
-from orchestrator.ledger.part import LedgerPart
+from orchestrator.ledger.parts import LedgerPart
 
 SCHEMA = """
 CREATE TABLE outcomes (

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orchestrator.ledger.fields import check_finite, dumps_detail
-from orchestrator.ledger.part import LedgerPart
+from orchestrator.ledger.parts import LedgerPart
 
 SCHEMA = """
 CREATE TABLE replays (

@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from orchestrator.ledger import study_reads
-from orchestrator.ledger.part import LedgerPart
+from orchestrator.ledger.parts import LedgerPart
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from orchestrator.failures import InvalidLedgerWrite
-from orchestrator.ledger.part import LedgerPart
+from orchestrator.ledger.parts import LedgerPart
 from orchestrator.ledger.state import FailureClass, RunState, transition
 from orchestrator.log import get_logger
 
