@@ -84,11 +84,11 @@ def write_study(path: Path, runs: int) -> str:
                                                cpu_seconds_metered=55.0, cpu_seconds_container=56.0)
                     ledger.advance(run_id, RunState.DELIVERED)
                     for dataset, auc in (("holdout", float(hold[i])), ("later", float(hold[i]) - 0.01)):
-                        ledger.save_score(run_id, ScoreResult(
+                        ledger.scores.save(run_id, ScoreResult(
                             dataset=dataset, status="scored", auc=auc, ap=0.3, auc_se=0.01, n=2000,
                             positives=400, eval_score=float(evals[i]), seconds=3.0))
                     ledger.advance(run_id, RunState.SCORED)
-                    ledger.save_audits(run_id, [
+                    ledger.audits.save(run_id, [
                         AuditRow(rule=rule, rule_version="1", file=None, notes_json="[]", evidence_json="[]",
                                  verdict="flagged" if flagged[i] and k == 0 else "clear")
                         for k, rule in enumerate(rules)])

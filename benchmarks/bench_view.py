@@ -53,7 +53,7 @@ def write_study(path: Path, runs: int) -> str:
                     for state in (RunState.STARTING, RunState.RUNNING, RunState.DELIVERED):
                         ledger.advance(run_id, state)
                     for dataset, auc in (("holdout", float(hold[i])), ("later", float(hold[i]) - 0.01)):
-                        ledger.save_score(run_id, ScoreResult(
+                        ledger.scores.save(run_id, ScoreResult(
                             dataset=dataset, status="scored", auc=auc, ap=0.3, auc_se=0.01, n=2000,
                             positives=400, seconds=3.0, metric="auc", score=auc))
                     ledger.advance(run_id, RunState.SCORED)

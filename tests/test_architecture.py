@@ -90,6 +90,31 @@ def test_light_packages_stay_light(module: str, heavy: tuple[str, ...]) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+#: `Ledger`'s public methods (issue 22: 46 before its parts): plumbing, `batch()`, studies, runs, events and
+#: experiments. Every other table is a part reached through it (`ledger.scores`, see ledger/parts.py).
+LEDGER_METHODS = 21
+
+
+def test_the_ledger_facade_does_not_grow(tmp_path: Path) -> None:
+    """A new feature adds a part to the ledger (its SQL and its `LedgerPart` in its own module, one
+    `part(...)` line on `Ledger`), not methods on the facade: the count is pinned."""
+    from orchestrator.ledger import Ledger, parts
+
+    methods = sorted(n for n, v in vars(Ledger).items() if not n.startswith("_") and callable(v))
+    assert len(methods) == LEDGER_METHODS, (
+        f"Ledger has {len(methods)} public methods, not {LEDGER_METHODS}: {methods}. Ledger keeps the connection,"
+        " batch(), studies, runs, events and experiments; a new table or feature is a part reached through it"
+        " (a LedgerPart subclass beside its SQL, one `part(...)` line on Ledger: orchestrator/ledger/parts.py), so"
+        " add a part (or a method to an existing part) instead of growing the facade")
+    declared = sorted(n for n, v in vars(Ledger).items() if isinstance(v, parts.part))
+    others = sorted(n for n in vars(Ledger) if not n.startswith("_") and n not in methods and n not in declared)
+    assert not others, f"Ledger's public attributes are methods and parts only: {others}"
+    with Ledger(tmp_path / "ledger.sqlite") as ledger:
+        for name in declared:
+            assert isinstance(getattr(ledger, name), parts.LedgerPart), f"Ledger.{name} is not a part"
+            assert f"ledger.{name} " in (parts.__doc__ or ""), f"ledger/parts.py's docstring omits ledger.{name}"
+
+
 def test_the_smoke_container_and_the_run_sandbox_come_from_the_same_function() -> None:
     from orchestrator.sandbox import docker as sandbox_docker
     from orchestrator.sandbox import smoke

@@ -54,9 +54,9 @@ def small_ledger(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
                 train.parent.mkdir(parents=True)
                 train.write_text(TRAIN_PY)
                 ledger.update_measurements(run_id, delivered_sha256=sha)
-            ledger.save_score(run_id, ScoreResult(dataset="holdout", status="scored", auc=0.7, n=10, positives=3))
+            ledger.scores.save(run_id, ScoreResult(dataset="holdout", status="scored", auc=0.7, n=10, positives=3))
             ledger.advance(run_id, RunState.SCORED)
-            ledger.save_audits(run_id, [AuditRow("frame_statistics", "1", "clear", "[]", "[]", None)])
+            ledger.audits.save(run_id, [AuditRow("frame_statistics", "1", "clear", "[]", "[]", None)])
             ledger.advance(run_id, RunState.AUDITED)
     return path, run_id
 

@@ -73,7 +73,7 @@ def _plan(args: argparse.Namespace, words: list[str]) -> int:
         raise ConfigError("usage: sbx diverge plan STUDY DEFINITIONS.yaml")
     with open_ledger(args, create=True) as ledger:
         filed, new, name, started = file_definitions(ledger, words[0], Path(words[1]))
-        versions = len(ledger.filed_definitions(filed.study_id))
+        versions = len(ledger.divergence.filed(filed.study_id))
     before = started is None or filed.filed_at < started
     if args.json:
         print_json(

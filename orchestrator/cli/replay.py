@@ -68,7 +68,7 @@ def _replay(args: argparse.Namespace) -> int:
         raise ConfigError("--limit-usd must be at least 0")
     with open_ledger(args) as ledger:
         run = ledger.find_run(args.run_id)
-        usage = ledger.model_usage(run.run_id)
+        usage = ledger.usage.of_run(run.run_id)
     if usage is None or usage.transcript_sha256 is None:
         raise LedgerUnavailable(f"run {run.run_id} has no model transcript: no stored request to replay")
     store = ArtifactStore(home(args).artifacts_dir)
@@ -92,7 +92,7 @@ def _replay(args: argparse.Namespace) -> int:
                "limit_usd": args.limit_usd, "calls": [r.summary() for r in results],
                "refused": totals.refused, "cost_usd": totals.cost_usd}
     with open_ledger(args) as ledger:
-        ledger.save_replay(ReplayRow(rid, run.run_id, time.time(), name, model, tuple(args.call), args.times,
+        ledger.replays.save(ReplayRow(rid, run.run_id, time.time(), name, model, tuple(args.call), args.times,
                                      args.limit_usd, totals.calls, totals.cost_usd, sha, summary))
     if args.compare:  # the replay's own table first, then the normalised comparison
         if not args.json:
@@ -132,7 +132,7 @@ def _compare(args: argparse.Namespace, only: str | None, replayed: dict[str, Any
     normalisation = AS_RECORDED if args.as_recorded else DEFAULT
     with open_ledger(args) as ledger:
         run = ledger.find_run(args.run_id)
-        if not ledger.replays(run.run_id):
+        if not ledger.replays.of_run(run.run_id):
             raise ConfigError(f"run {run.run_id} has no stored replay to compare (sbx replay RUN --call N ...)")
         found = stored_replays(ledger, ArtifactStore(home(args).artifacts_dir), run.run_id, normalisation)
     found = [(row, calls) for row, calls in found if only is None or row.replay_id == only]

@@ -32,7 +32,7 @@ def _transcript(args: argparse.Namespace) -> int:
 
     with open_ledger(args) as ledger:
         run = ledger.find_run(args.run_id)
-        usage = ledger.model_usage(run.run_id)
+        usage = ledger.usage.of_run(run.run_id)
     if usage is None or usage.transcript_sha256 is None:
         raise LedgerUnavailable(f"run {run.run_id} has no model transcript (it made no model calls through a "
                                 "gateway, or its socket never closed)")

@@ -44,17 +44,17 @@ def save_records(ledger: Ledger, run_id: str, records: Iterable[AuditRecord]) ->
         if record.run_id is not None and record.run_id != run_id:
             raise DataError(f"record for run {record.run_id!r} saved under run {run_id!r}")
         rows.append(to_row(record))
-    ledger.save_audits(run_id, rows)
+    ledger.audits.save(run_id, rows)
     return len(rows)
 
 
 def load_records(ledger: Ledger, run_id: str) -> list[AuditRecord]:
     """The latest audit of each rule for `run_id`, with its override applied."""
-    return [from_row(run_id, row) for row in ledger.audits(run_id)]
+    return [from_row(run_id, row) for row in ledger.audits.latest(run_id)]
 
 
 def add_override(ledger: Ledger, run_id: str, rule: str, verdict: OverrideVerdict, reason: str) -> Override:
     """Record a reviewer's verdict on the latest audit of (run, rule). There must be an audit to review."""
     override = Override(verdict=verdict, reason=reason)  # validates the verdict and a non-blank reason
-    ledger.add_override(run_id, rule, override.verdict, override.reason)
+    ledger.audits.add_override(run_id, rule, override.verdict, override.reason)
     return override

@@ -154,12 +154,12 @@ def compare_replay(run: Transcript, replayed: Transcript, row: ReplayRow,
 def stored_replays(ledger: Ledger, store: ArtifactStore, run_id: str,
                    normalisation: Normalisation = DEFAULT) -> list[tuple[ReplayRow, list[NormalisedReplay]]]:
     """Every stored replay of run `run_id`, read from the artifact store and compared, oldest first."""
-    usage = ledger.model_usage(run_id)
+    usage = ledger.usage.of_run(run_id)
     if usage is None or usage.transcript_sha256 is None:
         raise LedgerUnavailable(f"run {run_id} has no model transcript: nothing was replayed from it")
     run = read_transcript(store.get_path(usage.transcript_sha256))
     out = []
-    for row in ledger.replays(run_id):
+    for row in ledger.replays.of_run(run_id):
         if row.transcript_sha256 is None:
             continue  # a replay that sent nothing stored no transcript
         out.append((row, compare_replay(run, read_transcript(store.get_path(row.transcript_sha256)), row,

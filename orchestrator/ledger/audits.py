@@ -13,7 +13,12 @@ into AuditRecords and back.
 from __future__ import annotations
 
 import sqlite3
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from orchestrator.failures import InvalidLedgerWrite
+from orchestrator.ledger.parts import LedgerPart
 
 
 @dataclass(frozen=True)
@@ -88,3 +93,39 @@ def load(conn: sqlite3.Connection, run_id: str) -> list[AuditRow]:
         out.append(AuditRow(r["rule"], r["rule_version"], r["verdict"], r["evidence_json"], r["notes_json"],
                             r["file"], r["created_at"], override))
     return out
+
+
+class AuditsPart(LedgerPart):
+    """`ledger.audits`: audit records of runs and reviewers' overrides, their history kept."""
+
+    __slots__ = ()
+
+    def save(self, run_id: str, rows: Sequence[AuditRow]) -> None:
+        """Append one audit row per rule (the history of audits is kept)."""
+        with self._write() as conn:
+            self._run_row(conn, run_id)
+            save(conn, run_id, list(rows), time.time())
+
+    def latest(self, run_id: str) -> list[AuditRow]:
+        """The latest audit of each rule for `run_id`, with the override made against its rule version."""
+        with self._read() as conn:
+            return load(conn, run_id)
+
+    def history(self, run_id: str) -> list[AuditRow]:
+        """Every audit record of `run_id`, oldest first: re-audits under newer rule versions keep the old ones."""
+        with self._read() as conn:
+            return history(conn, run_id)
+
+    def add_override(self, run_id: str, rule: str, verdict: str, reason: str) -> str:
+        """Record a reviewer's verdict on the latest audit of (run, rule); returns the rule version reviewed."""
+        if verdict not in ("flagged", "clear"):
+            raise InvalidLedgerWrite(f"an override's verdict is flagged or clear, got {verdict!r}")
+        if not reason.strip():
+            raise InvalidLedgerWrite("an override needs a reason")
+        with self._write() as conn:
+            self._run_row(conn, run_id)
+            version = latest_version(conn, run_id, rule)
+            if version is None:
+                raise InvalidLedgerWrite(f"no audit of rule {rule!r} for run {run_id!r} to review")
+            add_override(conn, run_id, rule, version, verdict, reason, time.time())
+        return version

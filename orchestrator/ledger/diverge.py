@@ -14,11 +14,17 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from orchestrator.failures import InvalidLedgerWrite
 from orchestrator.ledger.fields import dumps_object
+from orchestrator.ledger.parts import LedgerPart
+from orchestrator.log import get_logger
+
+log = get_logger(__name__)
 
 
 def definitions_sha256(definitions: Mapping[str, Any]) -> str:
@@ -109,35 +115,6 @@ def filed(conn: sqlite3.Connection, study_id: str) -> list[FiledDefinitions]:
     return [FiledDefinitions.from_row(r) for r in rows]
 
 
-def save_analysis(
-    conn: sqlite3.Connection,
-    study_id: str,
-    *,
-    definitions_version: int | None,
-    definitions_sha256: str,
-    preregistered: bool,
-    arms: Mapping[str, Any],
-    pair_check: Mapping[str, Any],
-    analysis: Mapping[str, Any],
-    created_at: float,
-) -> int:
-    cur = conn.execute(
-        "INSERT INTO diverge_analyses (study_id, definitions_version, definitions_sha256, preregistered,"
-        " arms_json, pair_check_json, analysis_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            study_id,
-            definitions_version,
-            definitions_sha256,
-            int(preregistered),
-            dumps_object(arms, "the arms"),
-            dumps_object(pair_check, "the pair check"),
-            dumps_object(analysis, "the analysis"),
-            created_at,
-        ),
-    )
-    return int(cur.lastrowid or 0)
-
-
 def analyses(conn: sqlite3.Connection, study_id: str) -> list[StoredAnalysis]:
     rows = conn.execute(
         "SELECT * FROM diverge_analyses WHERE study_id = ? ORDER BY created_at, id", (study_id,)
@@ -149,3 +126,62 @@ def first_run_started(conn: sqlite3.Connection, study_id: str) -> float | None:
     """When the study's first run started (unix seconds), or None when none has."""
     row = conn.execute("SELECT min(started_at) FROM runs WHERE study_id = ?", (study_id,)).fetchone()
     return None if row[0] is None else float(row[0])
+
+
+class DivergencePart(LedgerPart):
+    """`ledger.divergence`: the divergence definitions filed with studies, and the analyses made under them."""
+
+    __slots__ = ()
+
+    def file_definitions(self, study_id: str, definitions: Mapping[str, Any]) -> tuple[FiledDefinitions, bool]:
+        """File divergence definitions with a study: a new version unless they equal the latest one.
+
+        Returns the filed version and whether it is new; earlier versions are kept."""
+        with self._write() as conn:
+            if not conn.execute("SELECT 1 FROM studies WHERE study_id = ?", (study_id,)).fetchone():
+                raise InvalidLedgerWrite(f"no study {study_id!r} in the ledger")
+            found, new = file_definitions(conn, study_id, definitions, time.time())
+        if new:
+            log.info("diverge.filed", study_id=study_id, version=found.version, sha256=found.sha256)
+        return found, new
+
+    def filed(self, study_id: str) -> list[FiledDefinitions]:
+        """Every filed version of a study's divergence definitions, oldest first."""
+        with self._read() as conn:
+            return filed(conn, study_id)
+
+    def first_run_started(self, study_id: str) -> float | None:
+        """When the study's first run started (unix seconds); None when no run has started."""
+        with self._read() as conn:
+            return first_run_started(conn, study_id)
+
+    def save_analysis(
+        self,
+        study_id: str,
+        *,
+        definitions_version: int | None,
+        definitions_sha256: str,
+        preregistered: bool,
+        arms: Mapping[str, Any],
+        pair_check: Mapping[str, Any],
+        analysis: Mapping[str, Any],
+    ) -> int:
+        """Store one divergence analysis with the check of its pairs; returns its id."""
+        if preregistered and definitions_version is None:
+            raise InvalidLedgerWrite("an analysis under definitions that were never filed is not preregistered")
+        with self._write() as conn:
+            values = (study_id, definitions_version, definitions_sha256, int(preregistered),
+                      dumps_object(arms, "the arms"), dumps_object(pair_check, "the pair check"),
+                      dumps_object(analysis, "the analysis"), time.time())
+            try:
+                cur = conn.execute(
+                    "INSERT INTO diverge_analyses (study_id, definitions_version, definitions_sha256, preregistered,"
+                    " arms_json, pair_check_json, analysis_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
+            except sqlite3.IntegrityError as exc:
+                raise InvalidLedgerWrite(f"cannot store the divergence analysis of {study_id}: {exc}") from None
+        return int(cur.lastrowid or 0)
+
+    def analyses(self, study_id: str) -> list[StoredAnalysis]:
+        """A study's stored divergence analyses, oldest first."""
+        with self._read() as conn:
+            return analyses(conn, study_id)

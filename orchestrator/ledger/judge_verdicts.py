@@ -10,9 +10,14 @@ report counts such runs apart instead of dropping them (run/judge.py, report/jud
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
+
+from orchestrator.ledger import study_reads
+from orchestrator.ledger.fields import check_finite, clean_text
+from orchestrator.ledger.parts import LedgerPart
 
 SCHEMA = """
 CREATE TABLE judge_verdicts (
@@ -96,3 +101,28 @@ def verdict_of(row: sqlite3.Row) -> JudgeVerdict:
     values: dict[str, Any] = {c: row[c] for c in _COLS}  # SQLite's values, in the columns' declared types
     values["diff_cut"] = bool(values["diff_cut"])  # stored as 0 or 1
     return JudgeVerdict(**values)
+
+
+class JudgesPart(LedgerPart):
+    """`ledger.judges`: judges' verdicts on runs, one per (run, judge), with the judge's own cost."""
+
+    __slots__ = ()
+
+    def save(self, verdict: JudgeVerdict) -> None:
+        """Store (or replace) a judge's verdict on a run: its own row and cost, never the agent's usage."""
+        check_finite("cost_usd", verdict.cost_usd)
+        verdict = dataclasses.replace(verdict, judge=clean_text(verdict.judge, 80),
+                                      model=clean_text(verdict.model, 200))
+        with self._write() as conn:
+            self._run_row(conn, verdict.run_id)
+            save(conn, verdict)
+
+    def of_runs(self, run_ids: list[str] | None = None) -> list[JudgeVerdict]:
+        """Judges' verdicts, of `run_ids` or (None) of every run, by run and judge."""
+        with self._read() as conn:
+            return load(conn, run_ids)
+
+    def names_by_run(self, study_id: str) -> dict[str, set[str]]:
+        """run id -> the judges that gave it a verdict row, for one study's runs."""
+        with self._read() as conn:
+            return study_reads.names_by_run(conn, "judge_verdicts", "judge", study_id)

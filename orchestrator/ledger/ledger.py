@@ -1,5 +1,10 @@
 """The ledger: studies, runs (one row per attempt), events and experiments in one SQLite file.
 
+Every other table is a part of the Ledger, reached as an attribute (`ledger.scores.save(run_id, result)`,
+`ledger.audits.latest(run_id)`, ...): its SQL and its part live in its own module, and the part runs on
+this Ledger's connection, lock and transactions (ledger/parts.py lists them). A new table adds a part, not
+methods here.
+
 Thread safety: one connection per Ledger, used under a lock, so the meter and the experiment service
 may write from their own threads. Process safety: WAL, `busy_timeout`, and `BEGIN IMMEDIATE` for every
 write; each process opens its own Ledger (a Ledger does not survive a fork).
@@ -21,7 +26,6 @@ What the columns mean to readers (stats, report, export):
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import sqlite3
@@ -39,20 +43,9 @@ from orchestrator.failures import (
     LedgerUnavailable,
     RunNotFound,
 )
-from orchestrator.ledger import (
-    audits,
-    db,
-    diverge,
-    judge_verdicts,
-    model_usage,
-    outcomes,
-    replays,
-    scores,
-    study_reads,
-    transfer,
-)
-from orchestrator.ledger.audits import AuditRow
-from orchestrator.ledger.diverge import FiledDefinitions, StoredAnalysis
+from orchestrator.ledger import db, study_reads
+from orchestrator.ledger.audits import AuditsPart
+from orchestrator.ledger.diverge import DivergencePart
 from orchestrator.ledger.fields import (
     HEX_TAIL,
     check_finite,
@@ -64,8 +57,10 @@ from orchestrator.ledger.fields import (
     new_id,
     prefix_range,
 )
-from orchestrator.ledger.model_usage import ModelUsage
-from orchestrator.ledger.outcomes import GradedOutcome
+from orchestrator.ledger.judge_verdicts import JudgesPart
+from orchestrator.ledger.model_usage import UsagePart
+from orchestrator.ledger.outcomes import OutcomesPart
+from orchestrator.ledger.parts import part
 from orchestrator.ledger.records import (
     EXPERIMENT_STATUSES,
     RUN_SELECT,
@@ -76,9 +71,11 @@ from orchestrator.ledger.records import (
     RunRecord,
     StudyRecord,
 )
+from orchestrator.ledger.replays import ReplaysPart
 from orchestrator.ledger.schema import MIGRATIONS, Migration
-from orchestrator.ledger.scores import ScoreResult
+from orchestrator.ledger.scores import ScoresPart
 from orchestrator.ledger.state import ENDS_SANDBOX, FailureClass, RunState, transition
+from orchestrator.ledger.transfer import TransferPart
 from orchestrator.log import get_logger
 
 log = get_logger(__name__)
@@ -578,189 +575,6 @@ class Ledger:
         with self._read() as conn:
             return study_reads.read_study(conn, study_id=study_id, run_id=run_id)
 
-    # --- scores and audits (ledger/scores.py, ledger/audits.py) ---------------------------------------
-
-    def save_score(self, run_id: str, result: ScoreResult) -> None:
-        """Store (or replace) the score of `run_id` on `result.dataset`."""
-        with self._write() as conn:
-            self._run_row(conn, run_id)
-            scores.save(conn, run_id, result, time.time())
-
-    def scores(self, run_id: str) -> dict[str, ScoreResult]:
-        """Every stored score of one run, by dataset."""
-        with self._read() as conn:
-            return scores.load(conn, run_id)
-
-    def scored_datasets(self, study_id: str) -> dict[str, set[str]]:
-        """run id -> the datasets it has a stored score on (`unscorable` included), for one study's runs."""
-        with self._read() as conn:
-            return study_reads.names_by_run(conn, "scores", "dataset", study_id)
-
-    def runs_with_score(self, dataset: str) -> set[str]:
-        with self._read() as conn:
-            return scores.runs_with_score(conn, dataset)
-
-    def save_audits(self, run_id: str, rows: Sequence[AuditRow]) -> None:
-        """Append one audit row per rule (the history of audits is kept)."""
-        with self._write() as conn:
-            self._run_row(conn, run_id)
-            audits.save(conn, run_id, list(rows), time.time())
-
-    def audits(self, run_id: str) -> list[AuditRow]:
-        """The latest audit of each rule for `run_id`, with the override made against its rule version."""
-        with self._read() as conn:
-            return audits.load(conn, run_id)
-
-    def audit_history(self, run_id: str) -> list[AuditRow]:
-        """Every audit record of `run_id`, oldest first: re-audits under newer rule versions keep the old ones."""
-        with self._read() as conn:
-            return audits.history(conn, run_id)
-
-    def add_override(self, run_id: str, rule: str, verdict: str, reason: str) -> str:
-        """Record a reviewer's verdict on the latest audit of (run, rule); returns the rule version reviewed."""
-        if verdict not in ("flagged", "clear"):
-            raise InvalidLedgerWrite(f"an override's verdict is flagged or clear, got {verdict!r}")
-        if not reason.strip():
-            raise InvalidLedgerWrite("an override needs a reason")
-        with self._write() as conn:
-            self._run_row(conn, run_id)
-            version = audits.latest_version(conn, run_id, rule)
-            if version is None:
-                raise InvalidLedgerWrite(f"no audit of rule {rule!r} for run {run_id!r} to review")
-            audits.add_override(conn, run_id, rule, version, verdict, reason, time.time())
-        return version
-
-    # --- model usage (ledger/model_usage.py) ----------------------------------------------------------
-
-    def save_model_usage(self, run_id: str, usage: ModelUsage) -> None:
-        """Store (or replace) what the gateway measured of a run's model calls, and the CLI's own report.
-        Allowed in every state but `audited` (the gateway closes a run's socket before its copy-out)."""
-        for name in ("cost_usd",):
-            check_finite(name, getattr(usage, name))
-        # the CLI's self-report and its version string are what an agent program printed
-        usage = dataclasses.replace(
-            usage, self_report=json.loads(dumps_detail(usage.self_report, "the CLI's self-report")),
-            agent_version=clean_text(usage.agent_version, 200) if usage.agent_version is not None else None,
-            last_outcome=clean_text(usage.last_outcome, 200) if usage.last_outcome is not None else None)
-        with self._write() as conn:
-            row = self._run_row(conn, run_id)
-            if row["status"] == RunState.AUDITED:
-                raise InvalidLedgerWrite(f"run {run_id} is audited; its row is final")
-            model_usage.save(conn, run_id, usage, time.time())
-
-    def model_usage(self, run_id: str) -> ModelUsage | None:
-        """The run's model usage, or None for a run that made no model calls through a gateway."""
-        with self._read() as conn:
-            return model_usage.load(conn, run_id)
-
-    # --- replays (ledger/replays.py; issue 26) --------------------------------------------------------
-
-    def save_replay(self, row: replays.ReplayRow) -> None:
-        """Store one `sbx replay` of a run's calls: its own row, never the agent's `model_usage`."""
-        check_finite("cost_usd", row.cost_usd)
-        row = dataclasses.replace(row, summary=json.loads(dumps_detail(row.summary, "a replay's summary")))
-        with self._write() as conn:
-            self._run_row(conn, row.run_id)
-            replays.save(conn, row)
-
-    def replays(self, run_id: str) -> list[replays.ReplayRow]:
-        """The replays of a run's calls, oldest first."""
-        with self._read() as conn:
-            return replays.load(conn, run_id)
-
-    def save_judge_verdict(self, verdict: judge_verdicts.JudgeVerdict) -> None:
-        """Store (or replace) a judge's verdict on a run: its own row and cost, never the agent's usage."""
-        check_finite("cost_usd", verdict.cost_usd)
-        verdict = dataclasses.replace(verdict, judge=clean_text(verdict.judge, 80), model=clean_text(verdict.model, 200))
-        with self._write() as conn:
-            self._run_row(conn, verdict.run_id)
-            judge_verdicts.save(conn, verdict)
-
-    def judges_of_study(self, study_id: str) -> dict[str, set[str]]:
-        """run id -> the judges that gave it a verdict row, for one study's runs."""
-        with self._read() as conn:
-            return study_reads.names_by_run(conn, "judge_verdicts", "judge", study_id)
-
-    def judge_verdicts(self, run_ids: list[str] | None = None) -> list[judge_verdicts.JudgeVerdict]:
-        """Judges' verdicts, of `run_ids` or of every run."""
-        with self._read() as conn:
-            return judge_verdicts.load(conn, run_ids)
-
-    # --- pass/fail outcomes of tests tasks (ledger/outcomes.py) ---------------------------------------
-
-    def save_outcome(self, run_id: str, outcome: GradedOutcome) -> None:
-        """Store (or replace) a run's graded outcome: its verdict, every grading and every expected test."""
-        check_finite("seconds", outcome.seconds)
-        with self._write() as conn:
-            self._run_row(conn, run_id)
-            try:
-                outcomes.save(conn, run_id, outcome, time.time())
-            except sqlite3.IntegrityError as exc:
-                raise InvalidLedgerWrite(f"cannot store the outcome of {run_id}: {exc}") from None
-
-    def outcome(self, run_id: str) -> GradedOutcome | None:
-        """A run's graded outcome (with gradings and per-test results), or None when it was never graded."""
-        with self._read() as conn:
-            return outcomes.load(conn, run_id)
-
-    def outcomes_passed(self, run_ids: Sequence[str]) -> dict[str, bool]:
-        """run id -> passed, for the graded runs among `run_ids`."""
-        with self._read() as conn:
-            return outcomes.passed_of(conn, list(run_ids))
-
-    # --- divergence definitions and analyses (ledger/diverge.py) --------------------------------------
-
-    def file_definitions(self, study_id: str, definitions: Mapping[str, Any]) -> tuple[FiledDefinitions, bool]:
-        """File divergence definitions with a study: a new version unless they equal the latest one.
-
-        Returns the filed version and whether it is new; earlier versions are kept."""
-        with self._write() as conn:
-            if not conn.execute("SELECT 1 FROM studies WHERE study_id = ?", (study_id,)).fetchone():
-                raise InvalidLedgerWrite(f"no study {study_id!r} in the ledger")
-            found, new = diverge.file_definitions(conn, study_id, definitions, time.time())
-        if new:
-            log.info("diverge.filed", study_id=study_id, version=found.version, sha256=found.sha256)
-        return found, new
-
-    def filed_definitions(self, study_id: str) -> list[FiledDefinitions]:
-        """Every filed version of a study's divergence definitions, oldest first."""
-        with self._read() as conn:
-            return diverge.filed(conn, study_id)
-
-    def first_run_started(self, study_id: str) -> float | None:
-        """When the study's first run started (unix seconds); None when no run has started."""
-        with self._read() as conn:
-            return diverge.first_run_started(conn, study_id)
-
-    def save_diverge_analysis(
-        self,
-        study_id: str,
-        *,
-        definitions_version: int | None,
-        definitions_sha256: str,
-        preregistered: bool,
-        arms: Mapping[str, Any],
-        pair_check: Mapping[str, Any],
-        analysis: Mapping[str, Any],
-    ) -> int:
-        """Store one divergence analysis with the check of its pairs; returns its id."""
-        if preregistered and definitions_version is None:
-            raise InvalidLedgerWrite("an analysis under definitions that were never filed is not preregistered")
-        with self._write() as conn:
-            try:
-                return diverge.save_analysis(
-                    conn, study_id, definitions_version=definitions_version,
-                    definitions_sha256=definitions_sha256, preregistered=preregistered, arms=arms,
-                    pair_check=pair_check, analysis=analysis, created_at=time.time(),
-                )
-            except sqlite3.IntegrityError as exc:
-                raise InvalidLedgerWrite(f"cannot store the divergence analysis of {study_id}: {exc}") from None
-
-    def diverge_analyses(self, study_id: str) -> list[StoredAnalysis]:
-        """A study's stored divergence analyses, oldest first."""
-        with self._read() as conn:
-            return diverge.analyses(conn, study_id)
-
     # --- the whole record -----------------------------------------------------------------------------
 
     def run_record_json(self, run_id: str) -> dict[str, Any]:
@@ -775,19 +589,13 @@ class Ledger:
         out["experiments"] = [x.to_json() for x in experiments]
         return out
 
-    # --- carrying one run between ledgers (fleet nodes; see ledger/transfer.py) -----------------------
+    # --- the parts: every other table, reached as `ledger.<part>` (ledger/parts.py says what each holds) --
 
-    def export_run(self, run_id: str) -> dict[str, Any]:
-        """One attempt's row, study, events, experiments, scores and audits, as JSON-ready values."""
-        with self._read() as conn:
-            return transfer.export_run(conn, run_id)
-
-    def import_run(self, payload: Mapping[str, Any], *, base: RunState | str | None = None) -> str:
-        """Take a run's records from another ledger in one transaction: insert a run this ledger lacks, or
-        replace one whose status is still `base` (the state it had when it was sent). Returns the run id."""
-        with self._write() as conn:
-            run_id = transfer.import_run(conn, dict(payload), base)
-            self._insert_event(conn, run_id, "imported", {"base": str(base) if base else None,
-                                                          "status": payload["run"]["status"]}, None)
-        log.info("run.import", run_id=run_id, base=str(base) if base else None, status=payload["run"]["status"])
-        return run_id
+    scores = part(ScoresPart)
+    audits = part(AuditsPart)
+    usage = part(UsagePart)
+    replays = part(ReplaysPart)
+    judges = part(JudgesPart)
+    outcomes = part(OutcomesPart)
+    divergence = part(DivergencePart)
+    transfer = part(TransferPart)

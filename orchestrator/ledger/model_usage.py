@@ -10,10 +10,17 @@ gateway socket opens and again when it closes; `sbx show`, the export and the re
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
+import time
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+from orchestrator.failures import InvalidLedgerWrite
+from orchestrator.ledger.fields import check_finite, clean_text, dumps_detail
+from orchestrator.ledger.parts import LedgerPart
+from orchestrator.ledger.state import RunState
 
 #: the gateway's counters, in the order the table holds them
 COUNTERS = ("calls", "ok", "refused", "provider_errors", "client_errors", "upstream_timeouts", "usage_missing",
@@ -111,3 +118,30 @@ def usage_of(row: sqlite3.Row) -> ModelUsage:
     values = {c: row[c] for c in COLUMNS if c not in ("run_id", "updated_at", "self_report_json")}
     values["closed"] = bool(values["closed"])
     return ModelUsage(**values, self_report=json.loads(row["self_report_json"]))
+
+
+class UsagePart(LedgerPart):
+    """`ledger.usage`: what the gateway measured of each run's model calls."""
+
+    __slots__ = ()
+
+    def save(self, run_id: str, usage: ModelUsage) -> None:
+        """Store (or replace) what the gateway measured of a run's model calls, and the CLI's own report.
+        Allowed in every state but `audited` (the gateway closes a run's socket before its copy-out)."""
+        for name in ("cost_usd",):
+            check_finite(name, getattr(usage, name))
+        # the CLI's self-report and its version string are what an agent program printed
+        usage = dataclasses.replace(
+            usage, self_report=json.loads(dumps_detail(usage.self_report, "the CLI's self-report")),
+            agent_version=clean_text(usage.agent_version, 200) if usage.agent_version is not None else None,
+            last_outcome=clean_text(usage.last_outcome, 200) if usage.last_outcome is not None else None)
+        with self._write() as conn:
+            row = self._run_row(conn, run_id)
+            if row["status"] == RunState.AUDITED:
+                raise InvalidLedgerWrite(f"run {run_id} is audited; its row is final")
+            save(conn, run_id, usage, time.time())
+
+    def of_run(self, run_id: str) -> ModelUsage | None:
+        """The run's model usage, or None for a run that made no model calls through a gateway."""
+        with self._read() as conn:
+            return load(conn, run_id)

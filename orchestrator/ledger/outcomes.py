@@ -16,8 +16,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from orchestrator.failures import InvalidLedgerWrite
+from orchestrator.ledger.fields import check_finite
+from orchestrator.ledger.parts import LedgerPart
 
 SCHEMA = """
 CREATE TABLE outcomes (
@@ -171,3 +177,29 @@ def passed_of(conn: sqlite3.Connection, run_ids: list[str]) -> dict[str, bool]:
         for r in conn.execute(f"SELECT run_id, passed FROM outcomes WHERE run_id IN ({marks})", chunk):
             out[r["run_id"]] = bool(r["passed"])
     return out
+
+
+class OutcomesPart(LedgerPart):
+    """`ledger.outcomes`: the graded pass/fail outcomes of tests tasks' runs."""
+
+    __slots__ = ()
+
+    def save(self, run_id: str, outcome: GradedOutcome) -> None:
+        """Store (or replace) a run's graded outcome: its verdict, every grading and every expected test."""
+        check_finite("seconds", outcome.seconds)
+        with self._write() as conn:
+            self._run_row(conn, run_id)
+            try:
+                save(conn, run_id, outcome, time.time())
+            except sqlite3.IntegrityError as exc:
+                raise InvalidLedgerWrite(f"cannot store the outcome of {run_id}: {exc}") from None
+
+    def of_run(self, run_id: str) -> GradedOutcome | None:
+        """A run's graded outcome (with gradings and per-test results), or None when it was never graded."""
+        with self._read() as conn:
+            return load(conn, run_id)
+
+    def passed(self, run_ids: Sequence[str]) -> dict[str, bool]:
+        """run id -> passed, for the graded runs among `run_ids`."""
+        with self._read() as conn:
+            return passed_of(conn, list(run_ids))

@@ -8,10 +8,14 @@ first differences, fingerprints). The agent's usage and cost are never touched.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
+
+from orchestrator.ledger.fields import check_finite, dumps_detail
+from orchestrator.ledger.parts import LedgerPart
 
 SCHEMA = """
 CREATE TABLE replays (
@@ -62,3 +66,22 @@ def load(conn: sqlite3.Connection, run_id: str) -> list[ReplayRow]:
     return [ReplayRow(r["replay_id"], r["run_id"], r["created_at"], r["endpoint"], r["model"],
                       tuple(json.loads(r["call_indices"])), r["times"], r["limit_usd"], r["calls"], r["cost_usd"],
                       r["transcript_sha256"], json.loads(r["summary"])) for r in rows]
+
+
+class ReplaysPart(LedgerPart):
+    """`ledger.replays`: the `sbx replay`s of runs' calls (issue 26)."""
+
+    __slots__ = ()
+
+    def save(self, row: ReplayRow) -> None:
+        """Store one `sbx replay` of a run's calls: its own row, never the agent's `model_usage`."""
+        check_finite("cost_usd", row.cost_usd)
+        row = dataclasses.replace(row, summary=json.loads(dumps_detail(row.summary, "a replay's summary")))
+        with self._write() as conn:
+            self._run_row(conn, row.run_id)
+            save(conn, row)
+
+    def of_run(self, run_id: str) -> list[ReplayRow]:
+        """The replays of a run's calls, oldest first."""
+        with self._read() as conn:
+            return load(conn, run_id)

@@ -8,8 +8,12 @@ it; the ledger stores and returns it; nothing here imports the scorer.
 from __future__ import annotations
 
 import sqlite3
+import time
 from dataclasses import dataclass, fields
 from typing import Any
+
+from orchestrator.ledger import study_reads
+from orchestrator.ledger.parts import LedgerPart
 
 
 @dataclass(frozen=True)
@@ -104,3 +108,30 @@ def load(conn: sqlite3.Connection, run_id: str) -> dict[str, ScoreResult]:
 def runs_with_score(conn: sqlite3.Connection, dataset: str) -> set[str]:
     """Runs with a stored score on `dataset` (`unscorable` included: the pair is finished)."""
     return {r[0] for r in conn.execute("SELECT run_id FROM scores WHERE dataset = ?", (dataset,))}
+
+
+class ScoresPart(LedgerPart):
+    """`ledger.scores`: the scores of runs, one per (run, dataset)."""
+
+    __slots__ = ()
+
+    def save(self, run_id: str, result: ScoreResult) -> None:
+        """Store (or replace) the score of `run_id` on `result.dataset`."""
+        with self._write() as conn:
+            self._run_row(conn, run_id)
+            save(conn, run_id, result, time.time())
+
+    def of_run(self, run_id: str) -> dict[str, ScoreResult]:
+        """Every stored score of one run, by dataset."""
+        with self._read() as conn:
+            return load(conn, run_id)
+
+    def datasets_by_run(self, study_id: str) -> dict[str, set[str]]:
+        """run id -> the datasets it has a stored score on (`unscorable` included), for one study's runs."""
+        with self._read() as conn:
+            return study_reads.names_by_run(conn, "scores", "dataset", study_id)
+
+    def runs_scored_on(self, dataset: str) -> set[str]:
+        """Runs with a stored score on `dataset` (`unscorable` included: the pair is finished)."""
+        with self._read() as conn:
+            return runs_with_score(conn, dataset)

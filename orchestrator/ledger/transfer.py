@@ -1,10 +1,10 @@
 """One run's records carried between ledgers: a fleet node works on its own temporary ledger, and the
 driver (which alone writes the study's ledger) takes the node's final state back.
 
-    driver: sent = ledger.export_run(run_id)             the planned row (and its study)
-    node:   node_ledger.import_run(sent)                 same run id; the node runs it
-    node:   back = node_ledger.export_run(run_id)        row, events, experiments, scores, audits
-    driver: ledger.import_run(back, base=sent_status)    replaces the row, in one transaction
+    driver: sent = ledger.transfer.export_run(run_id)             the planned row (and its study)
+    node:   node_ledger.transfer.import_run(sent)                 same run id; the node runs it
+    node:   back = node_ledger.transfer.export_run(run_id)        row, events, experiments, scores, audits
+    driver: ledger.transfer.import_run(back, base=sent_status)    replaces the row, in one transaction
 
 The payload is plain JSON-ready values. Importing over an existing row is allowed only while that row is
 still in the state the sender started from (`base`): a row that moved meanwhile (another driver, a
@@ -18,10 +18,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from typing import Any
 
 from orchestrator.failures import InvalidLedgerWrite
+from orchestrator.ledger.parts import LedgerPart
 from orchestrator.ledger.state import FailureClass, RunState, transition
+from orchestrator.log import get_logger
+
+log = get_logger(__name__)
 
 FORMAT = 1
 #: tables holding rows of one run (keyed by run_id), copied whole; their own integer ids are not kept
@@ -141,3 +146,24 @@ def import_run(conn: sqlite3.Connection, payload: dict[str, Any], base: RunState
             conn.execute(f"INSERT INTO {table} ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
                          tuple(row.values()))
     return run_id
+
+
+class TransferPart(LedgerPart):
+    """`ledger.transfer`: one run's records carried to and from another ledger (see the module docstring)."""
+
+    __slots__ = ()
+
+    def export_run(self, run_id: str) -> dict[str, Any]:
+        """One attempt's row, study, events, experiments, scores and audits, as JSON-ready values."""
+        with self._read() as conn:
+            return export_run(conn, run_id)
+
+    def import_run(self, payload: Mapping[str, Any], *, base: RunState | str | None = None) -> str:
+        """Take a run's records from another ledger in one transaction: insert a run this ledger lacks, or
+        replace one whose status is still `base` (the state it had when it was sent). Returns the run id."""
+        with self._write() as conn:
+            run_id = import_run(conn, dict(payload), base)
+            self._insert_event(conn, run_id, "imported", {"base": str(base) if base else None,
+                                                         "status": payload["run"]["status"]})
+        log.info("run.import", run_id=run_id, base=str(base) if base else None, status=payload["run"]["status"])
+        return run_id

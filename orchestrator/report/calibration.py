@@ -57,7 +57,7 @@ class JudgeCalibration:
 def calibration(ledger: Ledger, spec_sha256: str) -> JudgeCalibration | None:
     """The calibration of the judge with this digest from every run in the ledger that the hidden tests and
     it both graded (counted attempts only); None when the ledger holds no verdict of that judge at all."""
-    mine = [v for v in ledger.judge_verdicts() if v.spec_sha256 == spec_sha256]
+    mine = [v for v in ledger.judges.of_runs() if v.spec_sha256 == spec_sha256]
     if not mine:
         return None
     pairs, tasks, studies, unreadable = [], set(), set(), 0
@@ -65,7 +65,7 @@ def calibration(ledger: Ledger, spec_sha256: str) -> JudgeCalibration | None:
         if v.outcome == NOT_DELIVERED:
             continue  # nothing was judged
         run = ledger.get_run(v.run_id)
-        outcome = ledger.outcome(v.run_id)
+        outcome = ledger.outcomes.of_run(v.run_id)
         if outcome is None or not run.counted:
             continue  # no reference: a run without tests (or not graded) calibrates nothing
         if v.verdict is None:

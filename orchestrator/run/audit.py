@@ -133,7 +133,7 @@ def audit_run(home: Home, ledger: Ledger, run_id: str, *, data_dir: Path | None 
         data_dir = data_dir or task.data_dir(home)
     records = audit_delivered(home, run_id, record.delivered_sha256, data_dir=data_dir,
                               target=task.target if task else "dep_delayed_15min",
-                              score=ledger.scores(run_id).get("holdout"),
+                              score=ledger.scores.of_run(run_id).get("holdout"),
                               layout=task_layout(task, data_dir) if task else None)
     save_records(ledger, run_id, records)
     log.info("run.audited", run_id=run_id, verdicts={r.rule: r.verdict for r in records})

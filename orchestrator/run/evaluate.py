@@ -71,7 +71,7 @@ def closed_model_path(ledger: Ledger, run_id: str) -> ClosedRun | None:
     """The model path the scorer of this run serves, closed: what the run's gateway would answer its next
     call (its wire API; the first spent limit of those it opened with, at its final totals). None when the
     run had no model endpoint (no `model_usage` row): its experiments had no model path, nor has its scorer."""
-    usage = ledger.model_usage(run_id)
+    usage = ledger.usage.of_run(run_id)
     if usage is None:
         return None
     opened = ledger.events(run_id, "model.opened")
@@ -133,7 +133,7 @@ def score_delivered(home: Home, client: docker.DockerClient, req: RunRequest, re
 
 def save_score(ledger: Ledger, run_id: str, result: ScoreResult) -> None:
     """Store a score, with a `score_withheld` event when the scorer withheld files of the artifact."""
-    ledger.save_score(run_id, result)
+    ledger.scores.save(run_id, result)
     if result.withheld_count:
         ledger.add_event(run_id, "score_withheld", {"dataset": result.dataset, "count": result.withheld_count,
                                                     "first": [w["path"] for w in _withheld(result)[:20]]})
@@ -185,5 +185,5 @@ def evaluate_ml(ctx: RunContext) -> ScoreResult:
 
 def missing_datasets(ledger: Ledger, run_id: str, datasets: tuple[str, ...]) -> list[str]:
     """Datasets an ml run still has to be scored on (a tests task's request names none)."""
-    have = ledger.scores(run_id)
+    have = ledger.scores.of_run(run_id)
     return [d for d in datasets if d not in have]

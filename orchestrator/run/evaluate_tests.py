@@ -82,7 +82,7 @@ def grade_run(ctx: RunContext) -> GradedOutcome:
         raise FileNotFoundError(f"{tree}: the delivered working tree of run {ctx.run_id} is not in its copy-out")
     graded = grade(ctx.client, task, tree, image, label=ctx.run_id, cpuset=ctx.request.resolved_cpuset())
     outcome = graded_outcome(task, graded, image)
-    ctx.ledger.save_outcome(ctx.run_id, outcome)
+    ctx.ledger.outcomes.save(ctx.run_id, outcome)
     ctx.event("graded", {"passed": outcome.passed, "reason": outcome.reason, "repeats": outcome.repeats,
                          "agree": outcome.agree, "seconds": outcome.seconds})
     log.info("run.graded", run_id=ctx.run_id, task=task.name, passed=outcome.passed, reason=outcome.reason,

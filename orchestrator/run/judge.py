@@ -114,14 +114,14 @@ def needs_judge(ctx: RunContext) -> bool:
     run = ctx.ledger.get_run(ctx.run_id)
     if spec is None or not (run.status in JUDGED_STATES or (run.status == RunState.FAILED and run.counted)):
         return False
-    return not any(v.judge == spec.name for v in ctx.ledger.judge_verdicts([ctx.run_id]))
+    return not any(v.judge == spec.name for v in ctx.ledger.judges.of_runs([ctx.run_id]))
 
 
 def not_delivered(ctx: RunContext, spec: JudgeSpec) -> JudgeVerdict:
     """The row of a counted run that delivered nothing: no call, no cost, outcome `not_delivered`."""
     row = JudgeVerdict(ctx.run_id, spec.name, spec.endpoint, spec.model, None, NOT_DELIVERED, 0, False, 0, 0, None,
                        None, time.time(), spec_sha256=spec.digest())
-    ctx.ledger.save_judge_verdict(row)
+    ctx.ledger.judges.save(row)
     ctx.event("judged", {"judge": spec.name, "verdict": None, "outcome": NOT_DELIVERED, "cost_usd": None,
                          "diff_bytes": 0, "diff_cut": False})
     return row
@@ -159,7 +159,7 @@ def judge_delivered(ctx: RunContext, gateway: GatewayHost | None) -> JudgeVerdic
     row = JudgeVerdict(ctx.run_id, spec.name, spec.endpoint, spec.model, verdict, outcome, diff_bytes, diff_cut,
                        int(tokens.get("input", 0)), int(tokens.get("output", 0)), cost, sha, time.time(),
                        spec_sha256=spec.digest())
-    ctx.ledger.save_judge_verdict(row)
+    ctx.ledger.judges.save(row)
     ctx.event("judged", {"judge": spec.name, "verdict": verdict, "outcome": outcome, "cost_usd": cost,
                          "diff_bytes": diff_bytes, "diff_cut": diff_cut, **({"error": error} if error else {})})
     return row

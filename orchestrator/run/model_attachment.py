@@ -107,7 +107,7 @@ class ModelAttachment:
             ctx.run_id, plan.endpoint, plan.model, limits, ctx.run_dir / TRANSCRIPT,
             socket_path=sock_dir / SOCKET_NAME, seed=req.seed, run_date=plan.run_date, on_event=ctx.event)
         self._open = True
-        ctx.ledger.save_model_usage(ctx.run_id, usage_record(plan, None))
+        ctx.ledger.usage.save(ctx.run_id, usage_record(plan, None))
         assert sandbox.box is not None
         forwarder.start(sandbox.box.container, host_socket, port=PORT, inside=f"{SOCK_MOUNT}/{SOCKET_NAME}")
         ctx.event("model.opened", {"endpoint": plan.endpoint, "api": plan.api, "model": plan.model,
@@ -139,7 +139,7 @@ class ModelAttachment:
             ctx.artifacts["model_transcript_sha256"] = sha
         if self.self_report is None and self.plan.launch is not None:
             self.self_report = self._report_from_log()
-        ctx.ledger.save_model_usage(ctx.run_id, usage_record(self.plan, totals, transcript_sha256=sha,
+        ctx.ledger.usage.save(ctx.run_id, usage_record(self.plan, totals, transcript_sha256=sha,
                                                              self_report=self.self_report, closed=True))
         ctx.event("model.closed", {"calls": totals.calls, "ok": totals.ok, "refused": totals.refused,
                                    "provider_errors": totals.provider_errors, "cost_usd": round(totals.cost_usd, 6),

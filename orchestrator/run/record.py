@@ -199,18 +199,18 @@ def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
     from orchestrator.compliance.store import load_records  # pydantic's records: for one run's evidence only
 
     record = run_row(ledger, run_id)
-    run, usage = ledger.get_run(run_id), ledger.model_usage(run_id)
+    run, usage = ledger.get_run(run_id), ledger.usage.of_run(run_id)
     record["resources"], record["meta"] = run.resources, run.meta
     record["events"] = [e.to_json() for e in ledger.events(run_id)]
     record["experiments"] = [x.to_json() for x in ledger.experiments(run_id)]
-    record["scores"] = {name: s.to_json() for name, s in ledger.scores(run_id).items()}
+    record["scores"] = {name: s.to_json() for name, s in ledger.scores.of_run(run_id).items()}
     record["audits"] = [a.model_dump(mode="json", exclude={"run_id"}) | {"final_verdict": a.final_verdict}
                         for a in load_records(ledger, run_id)]
     record["model_usage"] = usage.to_json() if usage else None
-    outcome = ledger.outcome(run_id)
+    outcome = ledger.outcomes.of_run(run_id)
     record["grading"] = outcome.summary() if outcome else None
     record["test_results"] = ([{"repeat": g.repeat, "test": t, "outcome": r} for g in outcome.gradings
                                for t, r in g.tests.items()] if outcome else None)
     # every judge's row in full (run_row's judge_outcome is the first judge's verdict only)
-    record["judge_verdicts"] = [dataclasses.asdict(v) for v in ledger.judge_verdicts([run_id])]
+    record["judge_verdicts"] = [dataclasses.asdict(v) for v in ledger.judges.of_runs([run_id])]
     return record

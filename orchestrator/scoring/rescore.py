@@ -45,10 +45,10 @@ def rescore(ledger: Ledger, run_ids: Iterable[str], dataset: str, *, artifact_di
             force: bool = False, save: Callable[[str, ScoreResult], None] | None = None) -> RescoreReport:
     """Score each run's artifact on `dataset` unless it already has a score there (`force` re-scores).
     An `unscorable` score is a finished pair; only pairs whose scoring never completed are missing.
-    `save` stores one score (default: `ledger.save_score`), always on the calling thread."""
-    store = save or ledger.save_score
+    `save` stores one score (default: `ledger.scores.save`), always on the calling thread."""
+    store = save or ledger.scores.save
     wanted = list(dict.fromkeys(run_ids))
-    already = set() if force else ledger.runs_with_score(dataset)
+    already = set() if force else ledger.scores.runs_scored_on(dataset)
     todo = [r for r in wanted if r not in already]
     report = RescoreReport(dataset=dataset, requested=len(wanted), skipped=[r for r in wanted if r not in todo])
     if not todo:

@@ -135,8 +135,8 @@ def file_definitions(
         name, study_id = spec.name, open_study(ledger, spec)
     else:
         name, study_id = str(study), _study_id(ledger, str(study))
-    filed, new = ledger.file_definitions(study_id, definitions.canonical())
-    return filed, new, name, ledger.first_run_started(study_id)
+    filed, new = ledger.divergence.file_definitions(study_id, definitions.canonical())
+    return filed, new, name, ledger.divergence.first_run_started(study_id)
 
 
 def used_definitions(ledger: Ledger | None, study_ids: Sequence[str], path: Path | None) -> UsedDefinitions:
@@ -144,8 +144,8 @@ def used_definitions(ledger: Ledger | None, study_ids: Sequence[str], path: Path
 
     `study_ids[0]` is the study the definitions are filed with; every study's first run counts."""
     given = load_definitions(path) if path is not None else None
-    versions = ledger.filed_definitions(study_ids[0]) if ledger is not None and study_ids else []
-    starts = [ledger.first_run_started(s) for s in study_ids] if ledger is not None else []
+    versions = ledger.divergence.filed(study_ids[0]) if ledger is not None and study_ids else []
+    starts = [ledger.divergence.first_run_started(s) for s in study_ids] if ledger is not None else []
     started = min((s for s in starts if s is not None), default=None)
     chosen: FiledDefinitions | None
     if given is not None:
@@ -238,7 +238,7 @@ def analyse_arms(
             "problems": result.problems,
             "pairs": pairs_json(pairs),
         }
-        result.stored_id = ledger.save_diverge_analysis(
+        result.stored_id = ledger.divergence.save_analysis(
             study_ids[0],
             definitions_version=used.version,
             definitions_sha256=used.sha256,

@@ -166,7 +166,7 @@ def run_on_node(client: docker.DockerClient, node_home: Home, job: RunJob, slot:
     home = Home(Path(tempfile.mkdtemp(prefix=f"{_NODE_HOME_PREFIX}{job.run_id[-8:]}-")), node_home.shared)
     try:
         with Ledger(home.ledger_path) as ledger:
-            ledger.import_run(sent)
+            ledger.transfer.import_run(sent)
             run_dir = home.run_dir(job.run_id)
             if folder is not None:
                 unpack_folder(folder, run_dir)
@@ -176,7 +176,7 @@ def run_on_node(client: docker.DockerClient, node_home: Home, job: RunJob, slot:
             except Exception as exc:  # our fault; the records still go back
                 error = f"{type(exc).__name__}: {exc}"
                 log.warning("node.job_error", error=error[:500])
-            records = ledger.export_run(job.run_id)
+            records = ledger.transfer.export_run(job.run_id)
             store = ArtifactStore(home.artifacts_dir)
             artifacts = {p.parent.name + p.name: p.read_bytes() for p in store.root.glob("??/*") if p.is_file()}
             files = pack_folder(run_dir) if run_dir.is_dir() else b""
@@ -198,4 +198,4 @@ def take_result(home: Home, ledger: Ledger, result: NodeResult, base: RunState |
     run_id = result.records["run"]["run_id"]
     if result.files:
         unpack_folder(result.files, home.run_dir(run_id))
-    ledger.import_run(result.records, base=base)
+    ledger.transfer.import_run(result.records, base=base)

@@ -182,7 +182,7 @@ class RayBackend:
         return node.data_fingerprint(load_task(job.task).data_dir(self.home))
 
     def _run(self, job: RunJob, slot: Slot) -> JobResult:
-        sent = self.ledger.export_run(job.run_id)
+        sent = self.ledger.transfer.export_run(job.run_id)
         base = sent["run"]["status"]
         run_dir = self.home.run_dir(job.run_id)
         folder = node.pack_folder(run_dir) if job.phase == "finish" and run_dir.is_dir() else None

@@ -194,7 +194,8 @@ class StudyRunner:
         """Jobs left to do, in plan order: create missing rows, retry infra failures within the limit."""
         latest = latest_attempts(self.ledger.list_runs(study_id=self.study_id))
         # what the audited runs have of their last steps: one query each for the study, not two per run
-        scored, judged = self.ledger.scored_datasets(self.study_id), self.ledger.judges_of_study(self.study_id)
+        scored = self.ledger.scores.datasets_by_run(self.study_id)
+        judged = self.ledger.judges.names_by_run(self.study_id)
         created = self._create([planned for planned in self.plan if planned.key not in latest])
         jobs: list[RunJob] = []
         for planned in self.plan:

@@ -123,7 +123,7 @@ def test_plan_then_analyse_a_study_from_the_ledger(tmp_path: Path, recorded, cap
     assert "8 pairs (8 same seed, 0 different seed)" in out and "first divergence: response" in out
     assert f"Task {diverged[0]}, repeat {diverged[1]}" in (tmp_path / "r" / "report.html").read_text()
     with Ledger(home.ledger_path) as ledger:
-        assert len(ledger.diverge_analyses(study)) == 1  # --no-store stored nothing
+        assert len(ledger.divergence.analyses(study)) == 1  # --no-store stored nothing
 
 
 def test_the_published_table_from_a_csv(tmp_path: Path, capsys) -> None:

@@ -78,10 +78,10 @@ def _study_nothing_compliant(path: Path, audit: str) -> None:
                                     budget_name="smoke", study_id=study, repeat=i // 2 + 1)
             for state in (RunState.STARTING, RunState.RUNNING, RunState.DELIVERED):
                 ledger.advance(run_id, state)
-            ledger.save_score(run_id, ScoreResult(dataset="holdout", status="scored", auc=0.70 + 0.01 * i, n=100,
+            ledger.scores.save(run_id, ScoreResult(dataset="holdout", status="scored", auc=0.70 + 0.01 * i, n=100,
                                                   positives=30, eval_score=0.71 + 0.01 * i))
             ledger.advance(run_id, RunState.SCORED)
-            ledger.save_audits(run_id, [AuditRow(rule, "1", "flagged" if audit == "flagged" else "clear", "[]",
+            ledger.audits.save(run_id, [AuditRow(rule, "1", "flagged" if audit == "flagged" else "clear", "[]",
                                                  "[]", None) for rule in rules])
             ledger.advance(run_id, RunState.AUDITED)
 

@@ -136,7 +136,7 @@ def _stored_run(gw: GatewayThread, tmp: Path) -> tuple[str, list[str], object, l
                        closed=True)
     with Ledger(home.ledger_path, create=True) as ledger:
         run_id = plan(ledger)
-        ledger.save_model_usage(run_id, usage)
+        ledger.usage.save(run_id, usage)
     (tmp / "endpoints.yaml").write_text(
         f"endpoints:\n  - name: anthropic\n    api: anthropic\n    base_url: {url}\n    key_env: SBX_TEST_KEY\n"
         "    run_headers: true\n    models: [m]\n")
@@ -166,16 +166,16 @@ def test_cli_replay_stores_its_own_row(setup, capsys: pytest.CaptureFixture[str]
     (call,) = out["calls"]
     assert call["ok"] == 10 and call["distinct"] in (1, 2) and out["transcript"]
     with Ledger(home.ledger_path) as ledger:
-        (row,) = ledger.replays(run_id)
+        (row,) = ledger.replays.of_run(run_id)
         assert row.call_indices == (0,) and row.times == 10 and row.calls == 10
         assert row.cost_usd == pytest.approx(out["cost_usd"]) and row.summary["calls"][0]["distinct"] == call["distinct"]
-        assert ledger.model_usage(run_id) == usage
+        assert ledger.usage.of_run(run_id) == usage
     assert len(read_transcript(store.get_path(out["transcript"]))) == 10
     # a limit under the expected cost is refused before any call
     small = [("0.000001" if a == "0.01" else a) for a in argv]
     assert main(small) == 2
     with Ledger(home.ledger_path) as ledger:
-        assert len(ledger.replays(run_id)) == 1
+        assert len(ledger.replays.of_run(run_id)) == 1
 
 
 def test_stored_replays_read_with_diverge_normalisation(setup) -> None:
@@ -196,9 +196,9 @@ def test_stored_replays_read_with_diverge_normalisation(setup) -> None:
                                    transcript_path=tmp / "replay.jsonl.gz", run_id="replay-2")
     ledger, store = Ledger(tmp / "ledger.sqlite", create=True), ArtifactStore(tmp / "artifacts")
     run_id = plan(ledger)
-    ledger.save_model_usage(run_id, ModelUsage(endpoint="anthropic", api="anthropic", model="m",
+    ledger.usage.save(run_id, ModelUsage(endpoint="anthropic", api="anthropic", model="m",
                                                transcript_sha256=store.put_file(tmp / "orig.jsonl.gz")))
-    ledger.save_replay(ReplayRow("replay-2", run_id, 0.0, "anthropic", "m", (0,), k, 1.0, totals.calls,
+    ledger.replays.save(ReplayRow("replay-2", run_id, 0.0, "anthropic", "m", (0,), k, 1.0, totals.calls,
                                  totals.cost_usd, store.put_file(tmp / "replay.jsonl.gz"), results[0].summary()))
     ((row, (n,)),) = stored_replays(ledger, store, run_id)
     (r,) = results

@@ -1,7 +1,7 @@
 """The per-run read of a run's row as it was before issue 23 (21 statements a run), kept verbatim as the
 oracle the set-based reads (`Ledger.run_reads`, run/record.py) are checked against: each row is built here
-from the ledger's per-run methods (`scores`, `audits`, `audit_history`, `model_usage`, `outcome`,
-`judge_verdicts`, `experiments`), which the set-based SQL does not use."""
+from the ledger's per-run reads (`scores.of_run`, `audits.latest`, `audits.history`, `usage.of_run`,
+`outcomes.of_run`, `judges.of_runs`, `experiments`), which the set-based SQL does not use."""
 
 from __future__ import annotations
 
@@ -58,7 +58,7 @@ def _rule_versions(ledger: Ledger, run_id: str) -> dict[str, str | None]:
     """Per rule: the version of the verdict in force (`<rule>_version`) and, after a re-audit under a newer
     version, the verdict the version before gave (`<rule>_previous`), so a report can say what changed."""
     out: dict[str, str | None] = {}
-    history = ledger.audit_history(run_id)
+    history = ledger.audits.history(run_id)
     for rule in RULE_COLUMNS:
         records = [r for r in history if r.rule == rule]
         latest = records[-1] if records else None
@@ -75,14 +75,14 @@ def old_run_row(ledger: Ledger, run_id: str) -> dict[str, Any]:
 
 
 def _row(ledger: Ledger, run: RunRecord, delivered_eval: float | None) -> dict[str, Any]:
-    scores = ledger.scores(run.run_id)
+    scores = ledger.scores.of_run(run.run_id)
     audits = load_records(ledger, run.run_id)
     verdicts = {a.rule: a.final_verdict for a in audits}
     h, later = scores.get("holdout"), scores.get("later")
-    m = ledger.model_usage(run.run_id)
-    o = ledger.outcome(run.run_id)
+    m = ledger.usage.of_run(run.run_id)
+    o = ledger.outcomes.of_run(run.run_id)
     passed, outcome_reason = _outcome(run, o)
-    judged = ledger.judge_verdicts([run.run_id])[:1]  # issue 26: the first judge's verdict, its own cost
+    judged = ledger.judges.of_runs([run.run_id])[:1]  # issue 26: the first judge's verdict, its own cost
     return {
         # the runs table's columns (orchestrator/report/runs_table.py), in its order
         "pairing": run.pairing, "agent": run.agent, "model": run.model, "task": run.task, "repeat": run.repeat,
@@ -150,15 +150,15 @@ def old_full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
     record["resources"], record["meta"] = run.resources, run.meta
     record["events"] = [e.to_json() for e in ledger.events(run_id)]
     record["experiments"] = experiments
-    record["scores"] = {name: s.to_json() for name, s in ledger.scores(run_id).items()}
+    record["scores"] = {name: s.to_json() for name, s in ledger.scores.of_run(run_id).items()}
     record["audits"] = [a.model_dump(mode="json", exclude={"run_id"}) | {"final_verdict": a.final_verdict}
                         for a in load_records(ledger, run_id)]
-    usage = ledger.model_usage(run_id)
+    usage = ledger.usage.of_run(run_id)
     record["model_usage"] = usage.to_json() if usage else None
-    outcome = ledger.outcome(run_id)
+    outcome = ledger.outcomes.of_run(run_id)
     record["grading"] = outcome.summary() if outcome else None
     record["test_results"] = ([{"repeat": g.repeat, "test": t, "outcome": r} for g in outcome.gradings
                                for t, r in g.tests.items()] if outcome else None)
     # every judge's row in full (run_row's judge_outcome is the first judge's verdict only)
-    record["judge_verdicts"] = [dataclasses.asdict(v) for v in ledger.judge_verdicts([run_id])]
+    record["judge_verdicts"] = [dataclasses.asdict(v) for v in ledger.judges.of_runs([run_id])]
     return record

@@ -18,7 +18,7 @@ RULES = ("eval_labels_in_fit", "frame_statistics", "eval_features_in_fit")
 def _in_force(ledger: Ledger, run_ids: list[str]) -> dict[tuple[str, str], str]:
     """The oracle: `load`'s verdict of each rule, the override's where there is one."""
     return {(run_id, a.rule): (a.override.verdict if a.override else a.verdict)
-            for run_id in run_ids for a in ledger.audits(run_id)}
+            for run_id in run_ids for a in ledger.audits.latest(run_id)}
 
 
 def _table(ledger: Ledger) -> dict[tuple[str, str], str]:
@@ -47,10 +47,10 @@ def test_the_table_follows_every_write_of_audits_and_overrides(tmp_path: Path) -
             audited = (run_id, rule) in _in_force(ledger, [run_id])
             action = rng.random()
             if action < 0.4 or not audited:  # an audit, at one of two rule versions
-                ledger.save_audits(run_id, [_row(rule, rng.choice("12"), rng.choice(("flagged", "clear",
+                ledger.audits.save(run_id, [_row(rule, rng.choice("12"), rng.choice(("flagged", "clear",
                                                                                         "unanalysable")))])
             elif action < 0.75:  # a reviewer's override of the latest audit
-                ledger.add_override(run_id, rule, rng.choice(("flagged", "clear")), f"reason {step}")
+                ledger.audits.add_override(run_id, rule, rng.choice(("flagged", "clear")), f"reason {step}")
             elif action < 0.85:  # rows changed by hand: a verdict, a version
                 with conn:
                     conn.execute("UPDATE audits SET verdict = 'error' WHERE id = (SELECT MAX(id) FROM audits"
@@ -74,11 +74,11 @@ def test_the_migration_fills_the_table_of_an_older_ledger(tmp_path: Path) -> Non
     before = [m for m in MIGRATIONS if m.name not in ("audit_verdicts", "runs_retried")]
     with Ledger(path, migrations=tuple(before)) as old:
         ids = _runs(old, 3)
-        old.save_audits(ids[0], [_row(r, "1", "flagged") for r in RULES])
-        old.add_override(ids[0], "eval_labels_in_fit", "clear", "a reviewer read it")
-        old.save_audits(ids[1], [_row("frame_statistics", "1", "clear")])
-        old.add_override(ids[1], "frame_statistics", "flagged", "seen by hand")
-        old.save_audits(ids[1], [_row("frame_statistics", "2", "clear")])  # the override was against v1
+        old.audits.save(ids[0], [_row(r, "1", "flagged") for r in RULES])
+        old.audits.add_override(ids[0], "eval_labels_in_fit", "clear", "a reviewer read it")
+        old.audits.save(ids[1], [_row("frame_statistics", "1", "clear")])
+        old.audits.add_override(ids[1], "frame_statistics", "flagged", "seen by hand")
+        old.audits.save(ids[1], [_row("frame_statistics", "2", "clear")])  # the override was against v1
     with Ledger(path) as ledger:
         assert _table(ledger) == _in_force(ledger, ids) == {
             (ids[0], "eval_labels_in_fit"): "clear", (ids[0], "frame_statistics"): "flagged",

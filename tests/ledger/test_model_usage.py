@@ -32,12 +32,12 @@ def _usage(**changes: object) -> ModelUsage:
 
 def test_saved_and_replaced_per_run(ledger: Ledger) -> None:
     run_id = plan(ledger)
-    assert ledger.model_usage(run_id) is None
+    assert ledger.usage.of_run(run_id) is None
     opened = ModelUsage(endpoint="anthropic", api="anthropic", model="claude-sonnet-4-5", agent_version="2.1.332")
-    ledger.save_model_usage(run_id, opened)
-    assert ledger.model_usage(run_id) == opened  # zeros, not closed, cost unknown
-    ledger.save_model_usage(run_id, _usage())
-    assert ledger.model_usage(run_id) == _usage()
+    ledger.usage.save(run_id, opened)
+    assert ledger.usage.of_run(run_id) == opened  # zeros, not closed, cost unknown
+    ledger.usage.save(run_id, _usage())
+    assert ledger.usage.of_run(run_id) == _usage()
     with sqlite3.connect(ledger.path) as conn:
         assert conn.execute("SELECT count(*) FROM model_usage").fetchone()[0] == 1
 
@@ -45,40 +45,40 @@ def test_saved_and_replaced_per_run(ledger: Ledger) -> None:
 def test_the_table_refuses_what_cannot_be(ledger: Ledger) -> None:
     run_id = plan(ledger)
     with pytest.raises(sqlite3.IntegrityError):
-        ledger.save_model_usage(run_id, _usage(api="gemini"))
+        ledger.usage.save(run_id, _usage(api="gemini"))
     with pytest.raises(sqlite3.IntegrityError):
-        ledger.save_model_usage(run_id, _usage(output_tokens=-1))
+        ledger.usage.save(run_id, _usage(output_tokens=-1))
     with pytest.raises(InvalidLedgerWrite):
-        ledger.save_model_usage(run_id, _usage(cost_usd=float("nan")))
+        ledger.usage.save(run_id, _usage(cost_usd=float("nan")))
     with pytest.raises(RunNotFound):  # a row names a run the ledger holds
-        ledger.save_model_usage("r-nope", _usage())
+        ledger.usage.save("r-nope", _usage())
 
 
 def test_an_audited_run_is_final(ledger: Ledger) -> None:
     run_id = plan(ledger)
     drive(ledger, run_id, S.AUDITED)
     with pytest.raises(InvalidLedgerWrite, match="audited"):
-        ledger.save_model_usage(run_id, _usage())
+        ledger.usage.save(run_id, _usage())
 
 
 def test_carried_to_and_from_a_node(ledger: Ledger, tmp_path: Path) -> None:
     run_id = plan(ledger, study_id=ledger.create_study("fleet"), repeat=1)
-    sent = ledger.export_run(run_id)
+    sent = ledger.transfer.export_run(run_id)
     with Ledger(tmp_path / "node.sqlite") as node:
-        node.import_run(sent)
+        node.transfer.import_run(sent)
         drive(node, run_id, S.DELIVERED)
-        node.save_model_usage(run_id, _usage())
-        back = node.export_run(run_id)
+        node.usage.save(run_id, _usage())
+        back = node.transfer.export_run(run_id)
     assert len(back["tables"]["model_usage"]) == 1
-    ledger.import_run(back, base=S.PLANNED)
-    assert ledger.model_usage(run_id) == _usage()
+    ledger.transfer.import_run(back, base=S.PLANNED)
+    assert ledger.usage.of_run(run_id) == _usage()
 
 
 def test_the_run_record_reads_the_gateways_numbers_and_the_clis_beside_them(ledger: Ledger) -> None:
     run_id = plan(ledger, model="claude-sonnet-4-5")
     row = run_row(ledger, run_id)
     assert all(row[k] is None for k in ("cost_usd", "input_tokens", "model_calls", "reported_input_tokens", "endpoint"))
-    ledger.save_model_usage(run_id, _usage())
+    ledger.usage.save(run_id, _usage())
     row = run_row(ledger, run_id)
     assert (row["cost_usd"], row["input_tokens"], row["cached_input_tokens"], row["output_tokens"],
             row["reasoning_tokens"], row["model_calls"]) == (0.0021945, 1200, 800, 90, 30, 4)
@@ -87,10 +87,10 @@ def test_the_run_record_reads_the_gateways_numbers_and_the_clis_beside_them(ledg
     assert (row["endpoint"], row["agent_version"], row["model_calls_refused"]) == ("anthropic", "2.1.332", 1)
     assert full_record(ledger, run_id)["model_usage"] == _usage().to_json()
     # an incomplete self-report is not a number to compare with
-    ledger.save_model_usage(run_id, _usage(self_report={**REPORT, "complete": False}))
+    ledger.usage.save(run_id, _usage(self_report={**REPORT, "complete": False}))
     assert run_row(ledger, run_id)["reported_input_tokens"] is None
     # a call without a price makes the run's cost unknown, never a partial sum
-    ledger.save_model_usage(run_id, _usage(unpriced=1, cost_usd=None))
+    ledger.usage.save(run_id, _usage(unpriced=1, cost_usd=None))
     assert run_row(ledger, run_id)["cost_usd"] is None
 
 
@@ -98,14 +98,14 @@ def test_what_the_cli_printed_is_stored_clean_and_bounded(ledger: Ledger) -> Non
     """The self-report is what an agent program printed: valid UTF-8, no NUL, bounded like an event's detail."""
     run_id = plan(ledger)
     hostile = {"source": "stdout\x00\ud800", "files": ["x" * 100_000] * 40, "cost_usd": float("nan")}
-    ledger.save_model_usage(run_id, _usage(self_report=hostile, agent_version="1.0\x00" + "v" * 5000))
-    stored = ledger.model_usage(run_id)
+    ledger.usage.save(run_id, _usage(self_report=hostile, agent_version="1.0\x00" + "v" * 5000))
+    stored = ledger.usage.of_run(run_id)
     assert stored is not None
     assert stored.agent_version is not None and "\x00" not in stored.agent_version and len(stored.agent_version) < 300
     assert stored.self_report["truncated"] is True and stored.self_report["bytes"] > 64 << 10
     with sqlite3.connect(ledger.path) as conn:
         (text,) = conn.execute("SELECT self_report_json FROM model_usage WHERE run_id = ?", (run_id,)).fetchone()
     assert len(text) < 64 << 10 and "\\u0000" not in text
-    ledger.save_model_usage(run_id, _usage(self_report={"source": "a\x00b\udfff", "cost_usd": float("inf")}))
-    stored = ledger.model_usage(run_id)
+    ledger.usage.save(run_id, _usage(self_report={"source": "a\x00b\udfff", "cost_usd": float("inf")}))
+    stored = ledger.usage.of_run(run_id)
     assert stored is not None and stored.self_report == {"source": "a\ufffdb\ufffd", "cost_usd": "inf"}

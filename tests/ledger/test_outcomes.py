@@ -34,14 +34,14 @@ def _outcome(passed: bool = False, flaky: bool = False) -> GradedOutcome:
 
 def test_saved_read_back_and_replaced_whole(ledger: Ledger) -> None:
     run_id = plan(ledger, task="t")
-    assert ledger.outcome(run_id) is None
+    assert ledger.outcomes.of_run(run_id) is None
     flaky = _outcome(passed=True, flaky=True)
-    ledger.save_outcome(run_id, flaky)
-    assert ledger.outcome(run_id) == flaky
+    ledger.outcomes.save(run_id, flaky)
+    assert ledger.outcomes.of_run(run_id) == flaky
     again = _outcome(passed=True)
-    ledger.save_outcome(run_id, again)  # a regrading replaces every row of the run
-    assert ledger.outcome(run_id) == again
-    assert ledger.outcomes_passed([run_id, "r-missing"]) == {run_id: True}
+    ledger.outcomes.save(run_id, again)  # a regrading replaces every row of the run
+    assert ledger.outcomes.of_run(run_id) == again
+    assert ledger.outcomes.passed([run_id, "r-missing"]) == {run_id: True}
     summary = again.summary()
     assert summary["repeats"] == 2 and "fail_to_pass" not in summary
     assert summary["gradings"][0] == {"repeat": 1, "passed": True, "reason": "passed", "detail": "d1", "exit_code": 0,
@@ -51,15 +51,15 @@ def test_saved_read_back_and_replaced_whole(ledger: Ledger) -> None:
 
 def test_the_tables_refuse_what_cannot_be(ledger: Ledger) -> None:
     with pytest.raises(RunNotFound):
-        ledger.save_outcome("r-nope", _outcome())
+        ledger.outcomes.save("r-nope", _outcome())
     run_id = plan(ledger, task="t")
     bad = _outcome()
     bad_test = GradedOutcome(**{**bad.__dict__, "gradings": (GradingRow(1, False, "tests_failed", tests={F2P[0]: "won"}),)})
     with pytest.raises(InvalidLedgerWrite, match="outcome"):
-        ledger.save_outcome(run_id, bad_test)
+        ledger.outcomes.save(run_id, bad_test)
     with pytest.raises(InvalidLedgerWrite, match="outcome"):
-        ledger.save_outcome(run_id, GradedOutcome(passed=False, reason=" "))
-    assert ledger.outcome(run_id) is None  # nothing half-written
+        ledger.outcomes.save(run_id, GradedOutcome(passed=False, reason=" "))
+    assert ledger.outcomes.of_run(run_id) is None  # nothing half-written
     with sqlite3.connect(ledger.path) as conn:
         strict = {r[0]: r[1] for r in conn.execute("SELECT name, strict FROM pragma_table_list")}
         assert strict["outcomes"] == strict["gradings"] == strict["test_results"] == 1
@@ -67,21 +67,21 @@ def test_the_tables_refuse_what_cannot_be(ledger: Ledger) -> None:
 
 def test_carried_to_and_from_a_node(ledger: Ledger, tmp_path: Path) -> None:
     run_id = plan(ledger, task="t")
-    sent = ledger.export_run(run_id)
+    sent = ledger.transfer.export_run(run_id)
     with Ledger(tmp_path / "node.db") as node:
-        node.import_run(sent)
+        node.transfer.import_run(sent)
         drive(node, run_id, S.SCORED)
-        node.save_outcome(run_id, _outcome(passed=True, flaky=True))
-        back = node.export_run(run_id)
+        node.outcomes.save(run_id, _outcome(passed=True, flaky=True))
+        back = node.transfer.export_run(run_id)
     assert len(back["tables"]["test_results"]) == 6 and len(back["tables"]["gradings"]) == 2
-    ledger.import_run(back, base=S.PLANNED)
-    assert ledger.outcome(run_id) == _outcome(passed=True, flaky=True)
+    ledger.transfer.import_run(back, base=S.PLANNED)
+    assert ledger.outcomes.of_run(run_id) == _outcome(passed=True, flaky=True)
 
 
 def test_the_run_record_reads_the_outcome_and_counts_an_agent_failure_as_a_fail(ledger: Ledger) -> None:
     graded = plan(ledger, task="t", repeat=1)
     drive(ledger, graded, S.SCORED)
-    ledger.save_outcome(graded, _outcome(passed=False))
+    ledger.outcomes.save(graded, _outcome(passed=False))
     row = run_row(ledger, graded)
     assert (row["outcome"], row["outcome_reason"], row["grade_repeats"], row["gradings_passed"]) == (
         False, "tests_failed", 2, 0)

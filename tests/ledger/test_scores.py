@@ -31,20 +31,20 @@ def runs(ledger: Ledger) -> list[str]:
 
 def test_round_trip_per_run_and_dataset(ledger: Ledger, runs: list[str]) -> None:
     r1, r2, _ = runs
-    ledger.save_score(r1, SCORED)
-    ledger.save_score(r1, FAILED)
-    ledger.save_score(r2, SCORED)
-    got = ledger.scores(r1)
+    ledger.scores.save(r1, SCORED)
+    ledger.scores.save(r1, FAILED)
+    ledger.scores.save(r2, SCORED)
+    got = ledger.scores.of_run(r1)
     assert got == {"holdout": SCORED, "later": FAILED}
     assert got["holdout"].batch_dependent is False
-    assert ledger.scores(runs[2]) == {}
+    assert ledger.scores.of_run(runs[2]) == {}
 
 
 def test_saving_again_replaces(ledger: Ledger, runs: list[str]) -> None:
-    ledger.save_score(runs[0], SCORED)
+    ledger.scores.save(runs[0], SCORED)
     better = ScoreResult(**{**SCORED.to_json(), "auc": 0.75, "batch_dependent": True, "rows_changed": 3})
-    ledger.save_score(runs[0], better)
-    assert ledger.scores(runs[0])["holdout"] == better
+    ledger.scores.save(runs[0], better)
+    assert ledger.scores.of_run(runs[0])["holdout"] == better
     conn = sqlite3.connect(ledger.path)
     assert conn.execute("SELECT count(*) FROM scores").fetchone()[0] == 1
     conn.close()
@@ -52,30 +52,30 @@ def test_saving_again_replaces(ledger: Ledger, runs: list[str]) -> None:
 
 def test_runs_with_a_score_for_a_resumed_rescore(ledger: Ledger, runs: list[str]) -> None:
     r1, r2, _ = runs
-    ledger.save_score(r1, FAILED)            # unscorable on later: finished
-    ledger.save_score(r2, SCORED)            # holdout only
-    assert ledger.runs_with_score("later") == {r1}
-    assert ledger.runs_with_score("holdout") == {r2}
+    ledger.scores.save(r1, FAILED)            # unscorable on later: finished
+    ledger.scores.save(r2, SCORED)            # holdout only
+    assert ledger.scores.runs_scored_on("later") == {r1}
+    assert ledger.scores.runs_scored_on("holdout") == {r2}
 
 
 def test_the_schema_refuses_inconsistent_rows(ledger: Ledger, runs: list[str]) -> None:
     with pytest.raises(sqlite3.IntegrityError):
-        ledger.save_score(runs[0], ScoreResult(dataset="holdout", status="scored", seconds=1.0))
+        ledger.scores.save(runs[0], ScoreResult(dataset="holdout", status="scored", seconds=1.0))
     with pytest.raises(sqlite3.IntegrityError):
-        ledger.save_score(runs[0], ScoreResult(dataset="holdout", status="maybe", seconds=1.0))
+        ledger.scores.save(runs[0], ScoreResult(dataset="holdout", status="maybe", seconds=1.0))
     with pytest.raises(RunNotFound):
-        ledger.save_score("r-unknown", SCORED)
-    assert ledger.scores(runs[0]) == {}  # a refused write leaves nothing behind
+        ledger.scores.save("r-unknown", SCORED)
+    assert ledger.scores.of_run(runs[0]) == {}  # a refused write leaves nothing behind
 
 
 def test_the_run_record_reads_the_scores(ledger: Ledger, runs: list[str]) -> None:
     row = run_row(ledger, runs[0])
     assert (row["holdout_score"], row["holdout_ap"], row["holdout_score_se"], row["scoring_error"]) == (None,) * 4
-    ledger.save_score(runs[0], SCORED)
+    ledger.scores.save(runs[0], SCORED)
     row = run_row(ledger, runs[0])
     assert (row["holdout_score"], row["holdout_ap"], row["holdout_score_se"]) == (0.71, 0.69, 0.004)
     assert row["batch_dependent"] is False and row["holdout_negatives"] == 1500
-    ledger.save_score(runs[1], ScoreResult(**{**FAILED.to_json(), "dataset": "holdout"}))
+    ledger.scores.save(runs[1], ScoreResult(**{**FAILED.to_json(), "dataset": "holdout"}))
     assert run_row(ledger, runs[1])["scoring_error"] == "predict_error: KeyError: 'Dest'"
 
 
@@ -94,12 +94,12 @@ def test_the_metric_columns_round_trip_and_old_rows_become_auc(tmp_path: Path) -
         conn.commit()
         conn.close()
     with Ledger(path) as led:
-        got = led.scores(run)
+        got = led.scores.of_run(run)
         assert (got["holdout"].metric, got["holdout"].score, got["holdout"].score_se) == ("auc", 0.71, 0.004)
         assert (got["later"].metric, got["later"].score) == (None, None)
         rmse = ScoreResult(dataset="holdout", status="scored", metric="rmse", score=12.5, score_se=0.3, n=900)
-        led.save_score(run, rmse)
-        assert led.scores(run)["holdout"] == rmse
+        led.scores.save(run, rmse)
+        assert led.scores.of_run(run)["holdout"] == rmse
 
 
 def test_the_json_form_is_every_field() -> None:

@@ -83,7 +83,7 @@ def _ml_study(ledger: Ledger, name: str, repeats: int) -> str:
             drive(ledger, run, S.FAILED)
             run = ledger.retry(run)
             drive(ledger, run, S.DELIVERED)
-            ledger.save_score(run, ScoreResult(dataset="holdout", status="unscorable", reason="crashed",
+            ledger.scores.save(run, ScoreResult(dataset="holdout", status="unscorable", reason="crashed",
                                                detail="Traceback\n  line 3\nValueError: bad", seconds=1.0))
             drive_on(ledger, run, S.AUDITED)
             continue
@@ -104,31 +104,31 @@ def _ml_study(ledger: Ledger, name: str, repeats: int) -> str:
         if kind == 5:  # delivered nothing: an experiment on no file is the "delivered" one
             ledger.add_experiment(run, status="ok", train_sha256=None, eval_score=0.42)
         if kind in (3, 4):
-            ledger.save_model_usage(run, _usage(complete=kind == 3))
+            ledger.usage.save(run, _usage(complete=kind == 3))
         if kind == 6:  # failed as the agent's: no scores, no audits
             ledger.advance(run, S.FAILED, failure_class="agent", reason="exit 1")
             continue
         ledger.advance(run, S.DELIVERED)
-        ledger.save_score(run, _score("holdout", auc=0.7 + repeat / 1000))
+        ledger.scores.save(run, _score("holdout", auc=0.7 + repeat / 1000))
         if kind != 5:
-            ledger.save_score(run, _score("later", auc=0.65, eval_score=None, batch_dependent=None))
+            ledger.scores.save(run, _score("later", auc=0.65, eval_score=None, batch_dependent=None))
         ledger.advance(run, S.SCORED)
         if kind == 7:  # scored, never audited; no experiment on the file it delivered (D1)
             continue
-        ledger.save_audits(run, [_audit(R0, "flagged" if kind == 3 else "clear"), _audit(R1, "clear"),
+        ledger.audits.save(run, [_audit(R0, "flagged" if kind == 3 else "clear"), _audit(R1, "clear"),
                                  _audit(R2, "flagged")])  # R2 is reported only: it does not decide compliance
         if kind == 3:
             # a reviewer clears rule 0 under version 1, then a re-audit under version 2 flags it again: the
             # override does not carry over; a second override on version 2 is the one in force
-            ledger.add_override(run, R0, "clear", "looked: fine")
-            ledger.save_audits(run, [_audit(R0, "flagged", "2"), _audit(R1, "error", "2")])
-            ledger.add_override(run, R0, "clear", "looked again")
-            ledger.add_override(run, R0, "flagged", "on second thought")
-            ledger.save_judge_verdict(_judge(run, "zeta", "fail"))
-            ledger.save_judge_verdict(_judge(run, "alpha", None))
+            ledger.audits.add_override(run, R0, "clear", "looked: fine")
+            ledger.audits.save(run, [_audit(R0, "flagged", "2"), _audit(R1, "error", "2")])
+            ledger.audits.add_override(run, R0, "clear", "looked again")
+            ledger.audits.add_override(run, R0, "flagged", "on second thought")
+            ledger.judges.save(_judge(run, "zeta", "fail"))
+            ledger.judges.save(_judge(run, "alpha", None))
         if kind == 4:
-            ledger.add_override(run, R1, "flagged", "a copy of the eval file")
-            ledger.save_judge_verdict(_judge(run, "alpha", "pass"))
+            ledger.audits.add_override(run, R1, "flagged", "a copy of the eval file")
+            ledger.judges.save(_judge(run, "alpha", "pass"))
         ledger.advance(run, S.AUDITED)
     return study
 
@@ -154,7 +154,7 @@ def _tests_study(ledger: Ledger) -> str:
             ledger.advance(run, S.FAILED, failure_class="infra", reason="daemon gone")
             continue
         ledger.advance(run, S.DELIVERED)
-        ledger.save_outcome(run, _graded(flaky=repeat == 2))
+        ledger.outcomes.save(run, _graded(flaky=repeat == 2))
         ledger.advance(run, S.SCORED)
         ledger.advance(run, S.AUDITED)
     return study
@@ -236,13 +236,13 @@ def test_a_study_costs_the_same_statements_at_any_size(ledger: Ledger) -> None:
 def test_what_the_driver_reads_before_dispatch(ledger: Ledger, studies: list[str]) -> None:
     study = studies[0]
     runs = ledger.list_runs(study_id=study)
-    assert ledger.scored_datasets(study) == {r.run_id: set(ledger.scores(r.run_id)) for r in runs
-                                             if ledger.scores(r.run_id)}
-    judged = ledger.judges_of_study(study)
-    assert judged == {r.run_id: {v.judge for v in ledger.judge_verdicts([r.run_id])} for r in runs
-                      if ledger.judge_verdicts([r.run_id])}
+    assert ledger.scores.datasets_by_run(study) == {r.run_id: set(ledger.scores.of_run(r.run_id)) for r in runs
+                                                    if ledger.scores.of_run(r.run_id)}
+    judged = ledger.judges.names_by_run(study)
+    assert judged == {r.run_id: {v.judge for v in ledger.judges.of_runs([r.run_id])} for r in runs
+                      if ledger.judges.of_runs([r.run_id])}
     assert {"alpha", "zeta"} in judged.values()
-    assert ledger.scored_datasets(studies[1]) == {} and ledger.judges_of_study("s-nope") == {}
+    assert ledger.scores.datasets_by_run(studies[1]) == {} and ledger.judges.names_by_run("s-nope") == {}
 
 
 def test_every_read_is_a_search_on_an_index(ledger: Ledger, studies: list[str]) -> None:

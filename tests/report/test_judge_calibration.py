@@ -30,8 +30,9 @@ def _run(ledger: Ledger, study: str, pairing: str, task: str, repeat: int, tests
                             budget_name="smoke", repeat=repeat + 1)
     drive(ledger, run_id, RunState.SCORED)
     if tests is not None:
-        ledger.save_outcome(run_id, GradedOutcome(passed=tests, reason="passed" if tests else "tests_failed"))
-    ledger.save_judge_verdict(JudgeVerdict(run_id, judge.name, judge.endpoint, judge.model, verdict, "ok", 10,
+        ledger.outcomes.save(run_id, GradedOutcome(passed=tests,
+                                                   reason="passed" if tests else "tests_failed"))
+    ledger.judges.save(JudgeVerdict(run_id, judge.name, judge.endpoint, judge.model, verdict, "ok", 10,
                                            False, 100, 5, 0.001, None, 0.0, spec_sha256=judge.digest()))
     return run_id
 

@@ -43,7 +43,7 @@ def _study(ledger: Ledger) -> str:
             run_id = ledger.new_run(study_id=study, pairing=pairing, agent=pairing.split("/")[0], model="x",
                                     task=f"nyc-{repeat % 2}", budget_name="smoke", repeat=repeat)
             drive(ledger, run_id, RunState.AUDITED)
-            ledger.save_score(run_id, ScoreResult("holdout", "scored", n=500, metric="rmse", score=hold,
+            ledger.scores.save(run_id, ScoreResult("holdout", "scored", n=500, metric="rmse", score=hold,
                                                   score_se=0.8, eval_score=ev))
             save_records(ledger, run_id, [
                 AuditRecord(rule="eval_labels_in_fit", rule_version="1", verdict="flagged" if flagged else "clear"),

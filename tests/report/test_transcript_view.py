@@ -125,7 +125,7 @@ def test_sbx_transcript_prints_the_calls_and_writes_the_page(tmp_path: Path, cap
     sha = ArtifactStore(home / "artifacts").put_file(transcript)
     with Ledger(home / "ledger.sqlite") as ledger:
         run_id = ledger.new_run(task="flight-delays", agent="claude-code", budget_name="smoke", model=MODEL)
-        ledger.save_model_usage(run_id, ModelUsage(endpoint="standin-anthropic", api="anthropic", model=MODEL,
+        ledger.usage.save(run_id, ModelUsage(endpoint="standin-anthropic", api="anthropic", model=MODEL,
                                                    agent_version="2.1.332", calls=2, ok=2, transcript_sha256=sha,
                                                    cost_usd=0.01, closed=True))
         bare = ledger.new_run(task="flight-delays", agent="noop", budget_name="smoke")

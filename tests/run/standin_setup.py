@@ -61,7 +61,7 @@ class StandinSetup:
         lifecycle = RunLifecycle(home, ledger, client, gateway=self.host)
         run_id = lifecycle.plan(req)
         record = lifecycle.run(req, run_id)
-        return GatewayRun(run_id, record, self.calls(run_id), ledger.model_usage(run_id))
+        return GatewayRun(run_id, record, self.calls(run_id), ledger.usage.of_run(run_id))
 
 
 class GatewayRun(NamedTuple):

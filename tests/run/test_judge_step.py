@@ -76,7 +76,7 @@ def test_judge_step_verdicts_are_the_standins_and_their_own_rows(tmp_path: Path,
             assert row.cost_usd == pytest.approx(expected_cost(calls)) and row.cost_usd > 0
             assert row.spec_sha256 == SPEC.digest() and row.transcript_sha256 is not None
             assert ledger.get_run(ctx.run_id).status == RunState.SCORED    # the run is as its grading left it
-            assert ledger.model_usage(ctx.run_id) is None                   # the agent's usage is not the judge's
+            assert ledger.usage.of_run(ctx.run_id) is None                   # the agent's usage is not the judge's
             view = run_row(ledger, ctx.run_id)
             assert view["judge_outcome"] is (row.verdict == "pass") and view["judge_cost_usd"] == row.cost_usd
             (judged,) = ledger.events(ctx.run_id, "judged")

@@ -81,7 +81,7 @@ def test_a_hostile_agent_gains_nothing_from_the_model_path(docker_client, built_
         stop.set()
         thread.join(10)
         other_totals = setup.host.close_run("neighbour-run")
-        usage = ledger.model_usage(run_id)
+        usage = ledger.usage.of_run(run_id)
         refusals = [e.detail for e in ledger.events(run_id, "model.refused")]
         capped = ledger.events(run_id, "model.events_capped")
         calls = setup.calls(run_id)

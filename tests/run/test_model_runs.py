@@ -41,7 +41,7 @@ def test_a_run_that_ends_on_provider_errors_is_infra_and_the_endpoint_refuses(
         lifecycle = RunLifecycle(home, ledger, docker_client, gateway=setup.host)
         run_id = lifecycle.plan(req)
         record = lifecycle.run(req, run_id)
-        usage = ledger.model_usage(run_id)
+        usage = ledger.usage.of_run(run_id)
         errors = ledger.events(run_id, "model.provider_error")
         assert setup.host.refusing("standin-chat")
         health = setup.host.health("standin-chat")
@@ -63,7 +63,7 @@ def test_a_scripted_agent_with_an_endpoint_gets_the_model_environment_and_budget
         lifecycle = RunLifecycle(home, ledger, docker_client, gateway=setup.host)
         run_id = lifecycle.plan(req)
         record = lifecycle.run(req, run_id)
-        usage = ledger.model_usage(run_id)
+        usage = ledger.usage.of_run(run_id)
         refused = [e.detail for e in ledger.events(run_id, "model.refused")]
         opened = ledger.events(run_id, "model.opened")[0].detail
     log = (home.run_dir(run_id) / "agent.log").read_text()
@@ -94,7 +94,7 @@ def test_sbx_run_refuses_a_cli_agent_without_a_usable_endpoint(built_images, tmp
         assert "no endpoint named 'nope'" in capsys.readouterr().err
     with Ledger(tmp_path / "home" / "ledger.sqlite") as ledger:
         runs = ledger.list_runs()
-        usage = [ledger.model_usage(r.run_id) for r in runs]
+        usage = [ledger.usage.of_run(r.run_id) for r in runs]
     # each attempt was planned, then cancelled before anything started; none talked to a model
     assert [r.status for r in runs] == ["cancelled"] * 3 and usage == [None] * 3
 
@@ -114,7 +114,7 @@ def test_the_scorer_of_a_model_run_meets_its_model_path_closed(
         run_id = lifecycle.plan(req)
         lifecycle.run(req, run_id)
         record = full_record(ledger, run_id)
-        usage = ledger.model_usage(run_id)
+        usage = ledger.usage.of_run(run_id)
         calls = setup.calls(run_id)
     assert record["status"] == "audited", record["failure_reason"]
     (exp,) = [x for x in record["experiments"] if x["status"] == "ok"]

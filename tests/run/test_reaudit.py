@@ -58,7 +58,7 @@ def test_a_re_audit_under_a_newer_rule_version_keeps_the_old_verdict_and_the_rep
     reaudit_study(home, ledger, "s1")
     current = RULES_BY_NAME["frame_statistics"].version
     assert current != "1"
-    history = [(r.rule_version, r.verdict) for r in ledger.audit_history(clean) if r.rule == "frame_statistics"]
+    history = [(r.rule_version, r.verdict) for r in ledger.audits.history(clean) if r.rule == "frame_statistics"]
     assert history == [("1", "flagged"), (current, "clear")]  # the old record is kept
 
     runs = runs_frame(ledger, study).assign(holdout_score=0.7)

@@ -56,15 +56,15 @@ def test_a_rescore_gives_what_the_lifecycle_gave(docker_client, built_images, tm
         lifecycle = RunLifecycle(home, ledger, docker_client)
         record = lifecycle.run(req, lifecycle.plan(req))
         assert record.status == "audited", record.failure_reason
-        by_lifecycle = ledger.scores(record.run_id)["later"]
+        by_lifecycle = ledger.scores.of_run(record.run_id)["later"]
         assert by_lifecycle.status == "scored" and by_lifecycle.auc is not None
         assert by_lifecycle.eval_score_reported is None  # the task's own eval line, not flight-delays'
-        holdout = ledger.scores(record.run_id)["holdout"]
+        holdout = ledger.scores.of_run(record.run_id)["holdout"]
 
         report = rescore_runs(home, ledger, [record.run_id], "later", data_dir=small_flight_data, force=True)
         assert report.ok and list(report.scored) == [record.run_id]
         by_rescore = report.scored[record.run_id]
-        assert ledger.scores(record.run_id)["later"] == by_rescore
+        assert ledger.scores.of_run(record.run_id)["later"] == by_rescore
 
     same = {k: v for k, v in dataclasses.asdict(by_lifecycle).items() if k not in TIMES}
     assert {k: v for k, v in dataclasses.asdict(by_rescore).items() if k not in TIMES} == same

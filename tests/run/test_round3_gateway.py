@@ -61,7 +61,7 @@ def attacked(docker_client, built_images, tmp_path_factory: pytest.TempPathFacto
         record = lifecycle.run(req, run_id)
         gateway_cpu, wall = _gateway_thread_cpu() - cpu0, time.monotonic() - t0
         result = {
-            "record": record, "usage": ledger.model_usage(run_id), "calls": setup.calls(run_id),
+            "record": record, "usage": ledger.usage.of_run(run_id), "calls": setup.calls(run_id),
             "seen": list(setup.standin.requests), "gateway_cpu_s": gateway_cpu, "wall_s": wall,
             "events": {k: [e.detail for e in ledger.events(run_id, k)]
                        for k in ("model.refused", "model.access_ended", "model.transcript_capped")},

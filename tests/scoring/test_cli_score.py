@@ -84,9 +84,9 @@ def test_sbx_rescore_is_resumable_and_parallel(scorer_image, flight_data, tmp_pa
     assert "3 scored, 0 already had a score, 1 failed" in out
     assert f"{run_c} later: unscorable: no_predict_proba" in proc.stderr  # progress goes to stderr
     with Ledger(ledger, create=False) as led:
-        assert led.scores(run_a)["later"].status == "scored"
-        assert led.scores(run_c)["later"].reason == "no_predict_proba"
-        assert led.scores(missing) == {}
+        assert led.scores.of_run(run_a)["later"].status == "scored"
+        assert led.scores.of_run(run_c)["later"].reason == "no_predict_proba"
+        assert led.scores.of_run(missing) == {}
     (artifacts / missing).mkdir()
     shutil.copyfile(artifacts / run_a / "train.py", artifacts / missing / "train.py")
     proc = sbx(*base, *runs)

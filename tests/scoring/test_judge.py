@@ -69,11 +69,11 @@ def test_judge_against_tests_matches_standin_log(judge_gw, tmp_path: Path) -> No
         call = judge_run(gw, SPEC, "anthropic", run_id, "Fix the off-by-one in pager.", "+fixed line\n",
                          tmp_path / f"j{i}.jsonl.gz", seed=i)
         assert call.outcome == "ok" and call.passed is not None
-        ledger.save_judge_verdict(JudgeVerdict(run_id, SPEC.name, SPEC.endpoint, SPEC.model,
+        ledger.judges.save(JudgeVerdict(run_id, SPEC.name, SPEC.endpoint, SPEC.model,
                                                "pass" if call.passed else "fail", call.outcome, call.prompt.diff_bytes,
                                                call.prompt.diff_cut, call.usage["input"], call.usage["output"],
                                                call.cost_usd, None, 0.0))
-        assert ledger.model_usage(run_id) is None      # the agent's usage row is not the judge's
+        assert ledger.usage.of_run(run_id) is None      # the agent's usage row is not the judge's
         row = run_row(ledger, run_id)                   # what the report reads: the judge's verdict and cost
         assert row["judge_outcome"] is call.passed and row["judge_cost_usd"] == call.cost_usd
         pairs.append((tests_passed, call.passed))
@@ -83,7 +83,7 @@ def test_judge_against_tests_matches_standin_log(judge_gw, tmp_path: Path) -> No
     assert [p[1] for p in pairs] == truth and [line["seed"] for line in log] == list(range(12))
     a, ref = agreement(Confusion.of(pairs)), agreement(Confusion.of(zip(tests, truth)))
     assert a == ref
-    stored = ledger.judge_verdicts()
+    stored = ledger.judges.of_runs()
     assert len(stored) == 12 and sum(v.cost_usd for v in stored) == pytest.approx(cost)
     print(f"\njudge: {Confusion.of(pairs)}, agreement {a.agreement:.3f}, kappa {a.kappa}, bias {a.bias:+.3f}, "
           f"cost/verdict ${cost / 12:.6f}")

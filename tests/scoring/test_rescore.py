@@ -54,22 +54,22 @@ def test_rescore_is_resumable_parallel_and_survives_failures(ledger: Ledger) -> 
     assert set(report.scored) == {r1, r2, r4, r5} and set(report.errors) == {r3}
     assert "engine went away" in report.errors[r3] and not report.ok
     assert [p.done for p in seen] == [1, 2, 3, 4, 5] and all(p.total == 5 for p in seen)
-    assert ledger.scores(r4)["later"].reason == "timeout"
+    assert ledger.scores.of_run(r4)["later"].reason == "timeout"
 
     # resumed: only the pair whose scoring never finished runs again
     calls.clear()
     again = rescore(ledger, [r1, r2, r3, r4, r5], "later", artifact_dir=lambda r: Path("/artifacts") / r,
                     score=lambda r, f: _result("later", 0.8), parallel=2)
     assert set(again.scored) == {r3} and sorted(again.skipped) == sorted([r1, r2, r4, r5]) and again.ok
-    assert ledger.scores(r3)["later"].auc == 0.8
-    assert ledger.scores(r1)["later"].auc == 0.7  # untouched
+    assert ledger.scores.of_run(r3)["later"].auc == 0.8
+    assert ledger.scores.of_run(r1)["later"].auc == 0.7  # untouched
 
 
 def test_force_rescores_everything(ledger: Ledger) -> None:
     (a,) = _runs(ledger, 1)
     rescore(ledger, [a], "holdout", artifact_dir=Path, score=lambda r, f: _result("holdout", 0.6))
     report = rescore(ledger, [a], "holdout", artifact_dir=Path, score=lambda r, f: _result("holdout", 0.9), force=True)
-    assert set(report.scored) == {a} and ledger.scores(a)["holdout"].auc == 0.9
+    assert set(report.scored) == {a} and ledger.scores.of_run(a)["holdout"].auc == 0.9
 
 
 def test_a_run_the_ledger_lacks_is_an_error_not_a_score(ledger: Ledger) -> None:

@@ -136,7 +136,7 @@ def test_a_resumed_study_finishes_a_run_its_judge_has_not_graded(tmp_path: Path,
                             study_id=runner.study_id, repeat=planned.repeat)
     drive(ledger, run_id, RunState.AUDITED)
     assert [(j.run_id, j.phase) for j in runner.pending()] == [(run_id, "finish")]
-    ledger.save_judge_verdict(JudgeVerdict(run_id, "task-judge", "anthropic", "claude-x", "pass", "ok", 1, False,
+    ledger.judges.save(JudgeVerdict(run_id, "task-judge", "anthropic", "claude-x", "pass", "ok", 1, False,
                                            1, 1, 0.0, None, 0.0))
     assert runner.pending() == []
     ledger.close()

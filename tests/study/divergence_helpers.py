@@ -68,7 +68,7 @@ def add_run(ledger: Ledger, store: ArtifactStore, study_id: str, p: Planted) -> 
         run_id, artifact_manifest=store.put_manifest(manifest), delivered_sha256="a" * 64
     )
     ledger.advance(run_id, RunState.DELIVERED)
-    ledger.save_score(run_id, ScoreResult(dataset="holdout", status="scored", auc=p.score, seconds=1.0))
+    ledger.scores.save(run_id, ScoreResult(dataset="holdout", status="scored", auc=p.score, seconds=1.0))
     ledger.advance(run_id, RunState.SCORED)
     ledger.advance(run_id, RunState.AUDITED)
     return run_id

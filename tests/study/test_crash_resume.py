@@ -90,7 +90,7 @@ def test_sigkill_at_several_points_loses_and_duplicates_nothing(tmp_path, small_
         assert all(r.status == "failed" and r.failure_class == "infra" for r in aborted)
         # every retry points at the attempt it replaced
         assert all(led.get_run(r.retry_of).failure_class == "infra" for r in runs if r.retry_of)
-        scored = led.runs_with_score("holdout")
+        scored = led.scores.runs_scored_on("holdout")
         assert {v[0].run_id for v in counted.values()} <= scored
 
     assert docker_client.containers.list(all=True, sparse=True, filters={"label": f"sbx.study={study.study_id}"}) == []

@@ -129,7 +129,7 @@ def test_every_pair_matches_the_ground_truth_the_stand_in_logged(tmp_path, ledge
     (cause,) = analysis.causes
     assert cause.name == "stop_reason" and not cause.exploratory and cause.refused is None
     # the analysis is stored with the definitions version it used and the check of every pair
-    (stored,) = ledger.diverge_analyses(study_id)
+    (stored,) = ledger.divergence.analyses(study_id)
     assert stored.id == result.stored_id and stored.definitions_version == 1 and stored.preregistered
     assert stored.pair_check["counts"] == {
         "main: seeds equal, configs equal": 16,
@@ -158,7 +158,7 @@ def test_definitions_filed_after_the_runs_started_make_everything_exploratory(
     assert not result.definitions.preregistered and "filed after the runs started" in result.definitions.note
     assert result.analysis.outcome_table.exploratory and result.analysis.hazard.exploratory
     assert all(c.exploratory for c in result.analysis.causes)
-    assert not ledger.diverge_analyses(ledger.get_study_by_name("s1").study_id)[0].preregistered
+    assert not ledger.divergence.analyses(ledger.get_study_by_name("s1").study_id)[0].preregistered
 
 
 def test_a_changed_definition_is_a_new_version_and_the_filed_one_can_still_be_used(
@@ -214,7 +214,7 @@ def test_filing_refuses_a_cause_without_control_and_can_record_the_study_from_it
         file_definitions(ledger, "paired", _definitions(tmp_path, uncontrolled, "bad.yaml"))
     with pytest.raises(DataError, match="no study named 'ghost'"):
         file_definitions(ledger, "ghost", _definitions(tmp_path))
-    assert [f.version for f in ledger.filed_definitions(ledger.get_study_by_name("paired").study_id)] == [1]
+    assert [f.version for f in ledger.divergence.filed(ledger.get_study_by_name("paired").study_id)] == [1]
 
 
 def test_a_study_made_elsewhere_is_analysed_from_a_csv_and_its_transcripts(tmp_path, recorded) -> None:

@@ -79,8 +79,8 @@ def test_a_judged_study_fills_the_judge_section(tmp_path: Path, built_images, do
         home = Home(tmp_path / "home")
         with Ledger(home.ledger_path) as ledger:
             runs = {r.run_id: r for r in ledger.list_runs()}
-            verdicts = {v.run_id: v for v in ledger.judge_verdicts(list(runs))}
-            outcomes = {r: ledger.outcome(r) for r in runs}
+            verdicts = {v.run_id: v for v in ledger.judges.of_runs(list(runs))}
+            outcomes = {r: ledger.outcomes.of_run(r) for r in runs}
         calls = {r: setup.calls(f"{r}.judge.{JUDGE}") for r in runs}
 
     # every run has its judge's row; a run that delivered nothing has one without a call

@@ -91,6 +91,6 @@ def test_a_resumed_study_writes_a_failed_runs_missing_judge_row(tmp_path: Path) 
         ledger.advance(job.run_id, RunState.FAILED, failure_class="agent", reason="agent_crashed: exit 3")
         (again,) = runner.pending()
         assert (again.run_id, again.phase, again.judge_digest) == (job.run_id, "finish", spec.judge.digest())
-        ledger.save_judge_verdict(JudgeVerdict(job.run_id, "j", "standin-chat", MODEL, None, NOT_DELIVERED, 0, False,
+        ledger.judges.save(JudgeVerdict(job.run_id, "j", "standin-chat", MODEL, None, NOT_DELIVERED, 0, False,
                                                0, 0, None, None, 0.0, spec_sha256=spec.judge.digest()))
         assert runner.pending() == []

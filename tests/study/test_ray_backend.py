@@ -102,7 +102,7 @@ def test_a_study_spreads_over_both_nodes_and_comes_home(cluster, home: Path, doc
             assert store.has(manifest["bundle_sha256"]) and store.has(manifest["agent_log_sha256"])
             assert all(store.has(sha) for sha in manifest["train_versions"].values())
             assert (home / "runs" / r.run_id / "delivered" / "git" / "train" / f"{r.delivered_sha256}.py").is_file()
-            assert ledger.scores(r.run_id)["holdout"].auc is not None
+            assert ledger.scores.of_run(r.run_id)["holdout"].auc is not None
             if r.pairing == "quick.py":
                 assert record["experiments_counted"] == 1 and store.has(record["experiments"][0]["train_sha256"])
         assert _leftovers(docker_client, study) == []
@@ -174,9 +174,9 @@ def test_a_delivered_run_is_finished_on_a_node(cluster, home: Path, docker_clien
         record = ledger.run_record_json(run_id)
         assert record["status"] == "audited" and record["attempt"] == 1
         assert [e["detail"]["base"] for e in record["events"] if e["kind"] == "imported"][-1] == "delivered"
-        assert ledger.scores(run_id)["holdout"].auc is not None
+        assert ledger.scores.of_run(run_id)["holdout"].auc is not None
         # the audit made on the node came back with the run
-        assert {a.rule for a in ledger.audits(run_id)} >= {"eval_labels_in_fit", "frame_statistics"}
+        assert {a.rule for a in ledger.audits.latest(run_id)} >= {"eval_labels_in_fit", "frame_statistics"}
 
 
 # --- the compose fleet: a head and two Docker workers in containers, the driver on this host --------------

@@ -47,11 +47,11 @@ def _to(ledger: Ledger, run_id: str, state: RunState, **kw: str) -> None:
 
 
 def _score(ledger: Ledger, run_id: str, holdout: float, later: float | None = None) -> None:
-    ledger.save_score(run_id, ScoreResult(dataset="holdout", status="scored", auc=holdout, ap=0.4, auc_se=0.002,
+    ledger.scores.save(run_id, ScoreResult(dataset="holdout", status="scored", auc=holdout, ap=0.4, auc_se=0.002,
                                           n=1000, positives=200, seconds=3.0, metric="auc", score=holdout,
                                           score_se=0.002, eval_score=holdout - 0.01))
     if later is not None:
-        ledger.save_score(run_id, ScoreResult(dataset="later", status="scored", auc=later, ap=0.3, n=500,
+        ledger.scores.save(run_id, ScoreResult(dataset="later", status="scored", auc=later, ap=0.3, n=500,
                                               positives=90, seconds=2.0, metric="auc", score=later))
 
 
@@ -135,7 +135,7 @@ def build(root: Path) -> Built:
         ledger.add_event(hostile, "agent_said", {"text": HOSTILE})
         ledger.add_experiment(hostile, status="ok", n=1, eval_score=0.61, note=HOSTILE, seconds=4.0)
         sha = _transcript(home, HOSTILE)
-        ledger.save_model_usage(hostile, ModelUsage(endpoint="standin", api="anthropic", model="m1", calls=2, ok=2,
+        ledger.usage.save(hostile, ModelUsage(endpoint="standin", api="anthropic", model="m1", calls=2, ok=2,
                                                     input_tokens=201, cached_input_tokens=20, output_tokens=15,
                                                     cost_usd=0.0024, transcript_sha256=sha, closed=True))
         _to(ledger, hostile, S.AUDITED)
@@ -151,7 +151,7 @@ def build(root: Path) -> Built:
                                     study_id=tests, repeat=repeat, meta={"task_kind": "tests"})
             _to(ledger, run_id, S.SCORED)
             tests_of = {"test_a": "passed", "test_b": "passed" if passed else "failed", "test_c": "passed"}
-            ledger.save_outcome(run_id, GradedOutcome(
+            ledger.outcomes.save(run_id, GradedOutcome(
                 passed=passed, reason="passed" if passed else "tests_failed",
                 gradings=(GradingRow(repeat=1, passed=passed, reason="passed" if passed else "tests_failed",
                                      tests=tests_of),),

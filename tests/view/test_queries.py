@@ -193,7 +193,7 @@ def test_a_lower_is_better_metrics_best_is_its_lowest_as_in_the_final_table(tmp_
                 run_id = ledger.new_run(task="nyc-arrival-delay", agent=pairing[0], model="m", budget_name="tiny",
                                         pairing=pairing, study_id=study, repeat=repeat)
                 _to(ledger, run_id, S.SCORED)
-                ledger.save_score(run_id, ScoreResult(dataset="holdout", status="scored", metric=metric,
+                ledger.scores.save(run_id, ScoreResult(dataset="holdout", status="scored", metric=metric,
                                                       score=value, n=2000, seconds=1.0))
                 ids[(pairing, value)] = run_id
         theirs = _final_table(ledger, study)
