@@ -11,6 +11,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -113,22 +114,60 @@ print("rich" in sys.modules)
 LIGHTER = ("pydantic", "asyncio", "greenlet", "tempfile", "yaml")
 
 
-@pytest.mark.parametrize(("args", "allowed"), [
-    # a run with audits: its audit records are compliance's pydantic models (and pydantic loads tempfile)
-    (["show", "{run}", "--json"], ("pydantic", "tempfile")),
-    (["show", "nonexistent"], ()),
-    (["study", "status", "light", "--json"], ()),
+def _lighter(home: Path, argv: list[str]) -> tuple[dict[str, Any], str]:
+    proc = subprocess.run([sys.executable, "-c", _DRIVER, json.dumps(HEAVY + LIGHTER), "--log-level", "warning",
+                           "--home", str(home), *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    report = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert report["rc"] == (2 if "nonexistent" in argv else 0), proc.stderr[-3000:]
+    return report, proc.stdout
+
+
+@pytest.mark.parametrize("args", [
+    # a run with audits: its records are read as plain data (compliance/plain.py), not pydantic's models
+    ["show", "{run}", "--json"],
+    ["show", "{run}"],
+    ["show", "nonexistent"],
+    ["study", "status", "light", "--json"],
 ])
 def test_show_and_study_status_load_neither_pydantic_nor_asyncio(
-    args: list[str], allowed: tuple[str, ...], small_ledger: tuple[Path, str]
+    args: list[str], small_ledger: tuple[Path, str]
 ) -> None:
     path, run_id = small_ledger
     argv = [a.format(run=run_id[-6:]) for a in args]
-    proc = subprocess.run([sys.executable, "-c", _DRIVER, json.dumps(HEAVY + LIGHTER), "--log-level", "warning",
-                           "--home", str(path.parent), *argv], capture_output=True, text=True, cwd=ROOT, timeout=120)
-    report = json.loads(proc.stderr.strip().splitlines()[-1])
-    assert report["rc"] == (2 if "nonexistent" in argv else 0), proc.stderr[-3000:]
-    assert [m for m in report["loaded"] if m not in allowed] == [], argv
+    report, _ = _lighter(path.parent, argv)
+    assert report["loaded"] == [], argv
+
+
+def test_show_of_a_run_audited_with_evidence_and_overridden_loads_no_pydantic(tmp_path: Path) -> None:
+    """A run audited through the write path (pydantic's records, saved by compliance/store.py) with a trace,
+    a batch check, notes and a reviewer's override: `sbx show` prints its audits as the records dump them,
+    without importing pydantic."""
+    from orchestrator.compliance.records import AuditRecord, BatchCheck, Evidence, EvidenceStep
+    from orchestrator.compliance.store import add_override, load_records, save_records
+
+    path = tmp_path / "home" / "ledger.sqlite"
+    with Ledger(path) as ledger:
+        run_id = ledger.new_run(task="flight-delays", agent="noop", budget_name="smoke")
+        for state in (RunState.STARTING, RunState.RUNNING, RunState.DELIVERED, RunState.SCORED):
+            ledger.advance(run_id, state)
+        step = EvidenceStep(file="train.py", line=4, code="model.fit(X_eval, y_eval)", names=["X_eval"],
+                            note="sink", scope="train")
+        save_records(ledger, run_id, [
+            AuditRecord(file="train.py", rule="eval_labels_in_fit", rule_version="2", verdict="flagged",
+                        evidence=[Evidence(kind="static_trace", summary="eval labels reach fit \u00e9", steps=[step]),
+                                  Evidence(kind="batch_check", summary="batch", batch_check=BatchCheck(
+                                      rows_checked=200, rows_changed=0, max_abs_change=0.0, tolerance=1e-9))],
+                        notes=["no predict_proba"]),
+            AuditRecord(file="train.py", rule="frame_statistics", rule_version="1", verdict="clear")])
+        add_override(ledger, run_id, "eval_labels_in_fit", "clear", "a false positive, reviewed")
+        ledger.advance(run_id, RunState.AUDITED)
+        wanted = [a.model_dump(mode="json", exclude={"run_id"}) | {"final_verdict": a.final_verdict}
+                  for a in load_records(ledger, run_id)]
+    report, out = _lighter(path.parent, ["show", run_id[-6:], "--json"])
+    assert report["loaded"] == []
+    assert json.loads(out)["audits"] == wanted
+    report, out = _lighter(path.parent, ["show", run_id[-6:]])
+    assert report["loaded"] == [] and "eval_labels_in_fit clear, frame_statistics clear" in out
 
 
 def test_structlog_still_logs_from_a_coroutine() -> None:

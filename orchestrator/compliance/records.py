@@ -13,15 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable
 from datetime import UTC, datetime
-from typing import Literal, Protocol
+from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+# the Literal types are plain.py's, which reads the canonical rows back without these models
+from orchestrator.compliance.plain import EvidenceKind, OverrideVerdict, Verdict
 from orchestrator.compliance.verdicts import passes
-
-Verdict = Literal["flagged", "clear", "unanalysable", "error"]
-OverrideVerdict = Literal["flagged", "clear"]
-EvidenceKind = Literal["static_trace", "batch_check", "parse_error", "incomplete", "content", "unanalysable"]
 
 
 class _Model(BaseModel):

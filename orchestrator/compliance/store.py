@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 
 from pydantic import TypeAdapter
 
-from orchestrator.compliance.records import AuditRecord, Evidence, Override, OverrideVerdict
+from orchestrator.compliance.plain import OverrideVerdict
+from orchestrator.compliance.records import AuditRecord, Evidence, Override
 from orchestrator.failures import DataError
 from orchestrator.ledger import AuditRow, Ledger
 

@@ -18,6 +18,7 @@ import dataclasses
 import json
 from typing import Any
 
+from orchestrator.compliance.plain import audit_json
 from orchestrator.compliance.verdicts import passes
 from orchestrator.failures import RunNotFound
 from orchestrator.ledger import Ledger
@@ -196,16 +197,14 @@ def run_row(ledger: Ledger, run_id: str) -> dict[str, Any]:
 
 def full_record(ledger: Ledger, run_id: str) -> dict[str, Any]:
     """`run_row` plus resources, meta, events, experiments, every score and every audit record."""
-    from orchestrator.compliance.store import load_records  # pydantic's records: for one run's evidence only
-
     record = run_row(ledger, run_id)
     run, usage = ledger.get_run(run_id), ledger.usage.of_run(run_id)
     record["resources"], record["meta"] = run.resources, run.meta
     record["events"] = [e.to_json() for e in ledger.events(run_id)]
     record["experiments"] = [x.to_json() for x in ledger.experiments(run_id)]
     record["scores"] = {name: s.to_json() for name, s in ledger.scores.of_run(run_id).items()}
-    record["audits"] = [a.model_dump(mode="json", exclude={"run_id"}) | {"final_verdict": a.final_verdict}
-                        for a in load_records(ledger, run_id)]
+    # AuditRecord.model_dump's dicts, read without pydantic (compliance/plain.py; issue 23)
+    record["audits"] = [audit_json(run_id, row) for row in ledger.audits.latest(run_id)]
     record["model_usage"] = usage.to_json() if usage else None
     outcome = ledger.outcomes.of_run(run_id)
     record["grading"] = outcome.summary() if outcome else None
