@@ -43,7 +43,9 @@ def _heaviest_files_first(items: list[pytest.Item]) -> None:
     if head_s > 0:
         needs_engine = {file_of(item) for item in items if "docker" in item.keywords}
         taken = 0.0
-        for name in sorted({file_of(item) for item in items} - needs_engine, key=lambda f: -file_seconds(f)):
+        # ties broken by name: a set's order follows the hash seed, which differs between xdist workers, and
+        # workers that collect different orders refuse to run ("Different tests were collected")
+        for name in sorted({file_of(item) for item in items} - needs_engine, key=lambda f: (-file_seconds(f), f)):
             if taken >= head_s:
                 break
             first.add(name)
