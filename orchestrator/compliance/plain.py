@@ -129,7 +129,8 @@ def _at(created_at: object) -> str:
 
 
 def _canonical(row: AuditRow) -> dict[str, Any]:
-    if _text(row.verdict) not in _VERDICTS:
+    verdict = _text(row.verdict)
+    if verdict not in _VERDICTS:
         raise _NotCanonical
     evidence = _loads(row.evidence_json)
     if type(evidence) is not list:
@@ -140,7 +141,6 @@ def _canonical(row: AuditRow) -> dict[str, Any]:
         if _text(o.verdict) not in _OVERRIDE_VERDICTS or not _text(o.reason).strip():
             raise _NotCanonical
         override = {"verdict": o.verdict, "reason": o.reason, "at": _at(o.created_at)}
-    verdict = _text(row.verdict)
     return {"file": None if row.file is None else _text(row.file), "rule": _text(row.rule),
             "rule_version": _text(row.rule_version), "verdict": verdict,
             "evidence": [_evidence(e) for e in evidence], "notes": _texts(_loads(row.notes_json)),

@@ -3,8 +3,8 @@
 Tagged `sbx-fleet:<hash>` by a hash of its inputs: the base image's ID, the lock, the Dockerfile, the node
 script, the root .dockerignore, and every source file the image copies (orchestrator/, budgets/, the sandbox
 image's inputs; not tasks/: jobs carry their tasks, orchestrator/tasks/bundle.py). The wheelhouse is not
-hashed: the lock decides it. Docker's
-layer cache keeps the Python stack when only sbx's own code changed, so a rebuild then takes seconds.
+hashed: the lock decides it. Docker's layer cache keeps the Python stack when only sbx's own code changed,
+so a rebuild then takes seconds.
 """
 
 from __future__ import annotations

@@ -128,8 +128,7 @@ class UsagePart(LedgerPart):
     def save(self, run_id: str, usage: ModelUsage) -> None:
         """Store (or replace) what the gateway measured of a run's model calls, and the CLI's own report.
         Allowed in every state but `audited` (the gateway closes a run's socket before its copy-out)."""
-        for name in ("cost_usd",):
-            check_finite(name, getattr(usage, name))
+        check_finite("cost_usd", usage.cost_usd)
         # the CLI's self-report and its version string are what an agent program printed
         usage = dataclasses.replace(
             usage, self_report=json.loads(dumps_detail(usage.self_report, "the CLI's self-report")),
