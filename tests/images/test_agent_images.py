@@ -175,6 +175,22 @@ def test_a_closure_that_does_not_match_the_lock_is_refused_with_the_command_to_r
                            lock_path)
 
 
+def _warm_npm_cache(name: str) -> tuple[dict, Path]:
+    """An npm agent's locked packages, and the default download cache holding its tarballs and the toolchain
+    (fetched by integrity when missing). The session's image may exist already, built in an earlier run whose
+    cache is gone, so the stand-in registry cannot rely on that build having filled the cache."""
+    from orchestrator.cli.images import default_agent_cache
+    from orchestrator.images.agents.fetch import ensure_npm_closure, ensure_toolchain, read_npm_lock
+
+    lock = read_lock(LOCK)
+    adapter = get_adapter(name)
+    packages, _ = read_npm_lock(adapter, lock[name], LOCK)
+    warm = default_agent_cache()
+    ensure_toolchain(lock, warm, LOCK)
+    ensure_npm_closure(adapter, lock[name], warm, LOCK)
+    return packages, warm
+
+
 class _Registry:
     """A stand-in npm registry on loopback: it serves the locked tarballs (from a cache that holds them) and,
     for every package, a packument whose newest version is 99.0.0, so anything that resolved against it would
@@ -223,24 +239,17 @@ class _Registry:
 
 
 def test_a_tarball_whose_bytes_differ_from_the_lock_is_refused(tmp_path: Path, monkeypatch) -> None:
-    from orchestrator.cli.images import default_agent_cache
-    from orchestrator.images.agents.fetch import ensure_npm_closure, ensure_toolchain, read_npm_lock
+    from orchestrator.images.agents.fetch import REGISTRY, ensure_npm_closure
 
-    lock = read_lock(LOCK)
-    adapter = get_adapter("claude-code")
-    packages, _ = read_npm_lock(adapter, lock["claude-code"], LOCK)
-    warm = default_agent_cache()
-    ensure_toolchain(lock, warm, LOCK)
-    ensure_npm_closure(adapter, lock["claude-code"], warm, LOCK)
+    packages, warm = _warm_npm_cache("claude-code")
     victim = next(p for p in packages if p)
-    from orchestrator.images.agents.fetch import REGISTRY
 
     tampered = packages[victim]["resolved"].removeprefix(REGISTRY)
     registry = _Registry(warm, packages, tamper=tampered)
     monkeypatch.setenv("SBX_NPM_REGISTRY", registry.url)
     try:
         with pytest.raises(ImageError, match=r"has sha512-.*the lock says sha512-.*refused"):
-            ensure_npm_closure(adapter, lock["claude-code"], tmp_path / "cold", LOCK)
+            ensure_npm_closure(get_adapter("claude-code"), read_lock(LOCK)["claude-code"], tmp_path / "cold", LOCK)
     finally:
         registry.close()
     assert tampered in registry.seen
@@ -497,13 +506,11 @@ def test_an_image_built_from_the_lock_while_the_registry_offers_newer_versions_i
     """pi's 123 packages fetched into an empty cache from a registry whose every packument offers 99.0.0:
     the build asks only for the locked tarballs (never a packument), and the installed tree is byte for
     byte the one of the session's pi image (same `agent-tree` digest over paths, modes and contents)."""
-    from orchestrator.cli.images import default_agent_cache
-    from orchestrator.images.agents.fetch import REGISTRY, npm_entries, read_npm_lock
+    from orchestrator.images.agents.fetch import REGISTRY, npm_entries
 
     reference = agent_image("pi")
-    lock = read_lock(LOCK)
-    packages, _ = read_npm_lock(get_adapter("pi"), lock["pi"], LOCK)
-    registry = _Registry(default_agent_cache(), packages)
+    packages, warm = _warm_npm_cache("pi")
+    registry = _Registry(warm, packages)
     monkeypatch.setenv("SBX_NPM_REGISTRY", registry.url)
     agents = _agents_copy(tmp_path)  # a Dockerfile one comment apart: another tag, so a real second build
     (agents / "Dockerfile").write_text((agents / "Dockerfile").read_text() + "# an independent build\n")
