@@ -33,7 +33,12 @@ def _sbx_gate():
         s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         reply = b""
         try:
-            s.settimeout(60)
+            # Blocking, with the kernel's timeouts: a connect waits for room in the host's accept queue (a
+            # burst of Pythons starting at once), where a Python timeout made it nonblocking and a full queue
+            # failed at once with EAGAIN: a refused Python. 60 s each way, then the gate fails closed.
+            timeval = (60).to_bytes(8, sys.byteorder) + bytes(8)  # struct timeval on 64-bit Linux
+            s.setsockopt(_socket.SOL_SOCKET, _socket.SO_SNDTIMEO, timeval)
+            s.setsockopt(_socket.SOL_SOCKET, _socket.SO_RCVTIMEO, timeval)
             s.connect(sock_dir + "/gate.sock")
             s.sendall(b"GATE " + token + b"\n")
             while not reply.endswith(b"\n") and len(reply) < 4096:

@@ -18,7 +18,10 @@ def main():
     reply = b""
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        s.settimeout(60)
+        # blocking with the kernel's timeouts, as the gate (gate.py): a full accept queue is waited for
+        timeval = (60).to_bytes(8, sys.byteorder) + bytes(8)  # struct timeval on 64-bit Linux
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, timeval)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO, timeval)
         s.connect("/run/sbx/gate.sock")
         s.sendall(b"GATE " + token + b"\n")
         while not reply.endswith(b"\n") and len(reply) < 4096:

@@ -74,6 +74,9 @@ def peer_pid(conn: socket.socket) -> int:
 class _ThreadedUnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     block_on_close = False
+    #: the listen backlog (socketserver's default is 5; the kernel caps it at net.core.somaxconn): sixty
+    #: Pythons started at once by an agent overflowed 5, and a client that cannot wait is refused at once
+    request_queue_size = 1024
     #: answers a connection at once, in the accepting thread, without reading it (None: serve it normally)
     quick: Callable[[], bytes | None] | None = None
     #: connections answered quickly stay open this long (at most this many), so a client that sends its
