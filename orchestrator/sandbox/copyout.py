@@ -45,6 +45,7 @@ _HEX40 = re.compile(r"^[0-9a-f]{40}$")
 _TRAIN_MEMBER = re.compile(r"^git/train/([0-9a-f]{64})\.py$")
 _SUMMARY_MAX = 16 * MiB
 _LOG_TAIL = 64 * 1024  # of the copier's log, kept to report why it failed
+_NO_GO = b"FAILED no go from the host"  # incontainer/copier.py: its wait for the go ran out
 
 
 @dataclass(frozen=True)
@@ -208,10 +209,24 @@ def _copier_spec(image: str, volume_name: str, limits: CopyLimits, run_id: str, 
     )
 
 
+def _give_go(box: Box, deadline: float) -> None:
+    """SIGHUP: the copier reads the volume from now on. A copier that waited out its own time for the go (the
+    same limit) has exited by then and the engine refuses the signal: past the limit, that is the timeout."""
+    try:
+        box.container.kill(signal="SIGHUP")
+    except docker.errors.APIError:
+        if time.monotonic() >= deadline:
+            raise CopyOutTimeout("the go came past the copy-out time limit; the copier had stopped waiting") from None
+        raise
+
+
 def _wait_for(box: Box, want: bytes, deadline: float) -> None:
     """Follow the copier's log until it says `want` (WAITING, READY) or FAILED: a reader thread takes the
     engine's stream, so the line is seen as it is printed (no polling past it) and the time limit holds
-    however the stream behaves (past it the stream is closed under the reader)."""
+    however the stream behaves (past it the stream is closed under the reader). Past the limit already, it
+    is a timeout without a look: whether a line printed by then was read would be a race."""
+    if time.monotonic() >= deadline:
+        raise CopyOutTimeout(f"the copy-out time limit passed before the copier was asked for {want.decode()}")
     stream = box.container.logs(stdout=True, stderr=True, stream=True, follow=True)
     outcome: list[bytes | BaseException] = []
 
@@ -238,6 +253,8 @@ def _wait_for(box: Box, want: bytes, deadline: float) -> None:
     line = seen[0]
     if isinstance(line, BaseException):
         raise line
+    if line.startswith(_NO_GO):  # the copier's clock for the go, the same limit, ran out first
+        raise CopyOutTimeout("the copier had no go within the copy-out time limit")
     if line.startswith(b"FAILED"):
         raise CopyOutError(f"the copier failed: {line[7:][:500].decode('utf-8', 'replace')}")
     if line != want:
@@ -472,7 +489,7 @@ def copy_out_workspace(
                 # the time limit runs from the go, whether the copier was started ahead or just now, so a
                 # run's copy and its control copy of an empty volume are held to the same limit
                 deadline = time.monotonic() + limits.timeout_s
-                box.container.kill(signal="SIGHUP")  # the go: the copier reads the volume from now on
+                _give_go(box, deadline)
                 _wait_for(box, b"READY", deadline)
                 extracted, bytes_read = _stream_copy(client, box, dest, limits, deadline)
             except docker.errors.ImageNotFound as exc:

@@ -29,12 +29,13 @@ def test_a_workspace_too_heavy_to_copy_in_time_is_a_counted_agent_failure(run_ag
 
 
 def test_when_even_an_empty_volume_cannot_be_copied_the_failure_is_ours(run_agent, docker_client) -> None:
-    # 10 ms: no copier container starts and says WAITING that fast (the limit holds for the start too), so the
-    # run's copier started ahead and the control's both time out. At 0.2 s an empty copy could finish in time
-    # once the start was outside the limit
-    record = run_agent("noop", request={"copy_limits": CopyLimits(timeout_s=0.01)})
+    # 1 us: however fast the machine, the limit has passed once the go is sent (one engine call), so no copy of
+    # even nothing can succeed, the run's (its copier started ahead) nor the control's. At the 10 ms used before,
+    # a fast CI machine had the copier's own wait for the go run out first; that is the same time limit too
+    record = run_agent("noop", request={"copy_limits": CopyLimits(timeout_s=1e-6)})
     assert record["status"] == "failed" and record["failure_class"] == "infra", record["failure_reason"]
     assert record["counted"] is False
     event = next(e["detail"] for e in record["events"] if e["kind"] == "copyout_failed")
-    assert event["control"].startswith("failed: CopyOutTimeout")
+    assert event["reason"] == "copyout_timeout", event
+    assert event["control"].startswith("failed: CopyOutTimeout: "), event["control"]
     assert _volumes(docker_client, record["run_id"]) == []

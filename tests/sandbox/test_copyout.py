@@ -211,7 +211,7 @@ def test_missing_volume_and_timeout_are_infra_errors(docker_client, sandbox_imag
     fill(docker_client, sandbox_image, volume, commits_script())
     with pytest.raises(CopyOutTimeout):
         copy_out_workspace(docker_client, volume, tmp_path / "b", image=sandbox_image,
-                           limits=CopyLimits(timeout_s=0.05), run_id="test-copyout")
+                           limits=CopyLimits(timeout_s=1e-6), run_id="test-copyout")
     assert no_copier_left(docker_client)
     assert not (tmp_path / "b").exists()
     with pytest.raises(docker.errors.NotFound):
