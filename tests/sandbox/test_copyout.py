@@ -218,6 +218,34 @@ def test_missing_volume_and_timeout_are_infra_errors(docker_client, sandbox_imag
         docker_client.volumes.get("sbx-test-no-such-volume")
 
 
+def test_a_copier_out_of_time_for_its_go_is_a_timeout(docker_client, sandbox_image) -> None:
+    """The copier's own wait for the go runs on the same limit: its "no go" line (the very text copier.py
+    prints) is a CopyOutTimeout, and so is a go the engine refuses, once past the limit, because the copier has
+    exited; before the limit that refusal stays the engine's error."""
+    import re
+
+    from orchestrator.sandbox.container import ContainerSpec, create_box
+    from orchestrator.sandbox.copyout import COPIER_SOURCE, _give_go, _wait_for
+
+    no_go = re.search(r'print\("(FAILED no go[^"]*)"', COPIER_SOURCE)
+    assert no_go, "copier.py no longer prints the no-go line copyout.py maps to a timeout"
+    box = create_box(docker_client, ContainerSpec(
+        kind="copier", image=sandbox_image, command=["sh", "-c", f"echo WAITING; echo '{no_go.group(1)}'; exit 1"],
+        user="1000:1000", run_id="test-copyout", keep_log=True, labels=LABELS, deadline_s=60))
+    try:
+        box.start()
+        _wait_for(box, b"WAITING", time.monotonic() + 20)
+        with pytest.raises(CopyOutTimeout, match="no go"):
+            _wait_for(box, b"READY", time.monotonic() + 20)
+        box.container.wait(timeout=20)  # exited: the engine refuses a signal now
+        with pytest.raises(docker.errors.APIError):
+            _give_go(box, time.monotonic() + 20)
+        with pytest.raises(CopyOutTimeout, match="past the copy-out time limit"):
+            _give_go(box, time.monotonic() - 1)
+    finally:
+        box.remove()
+
+
 @pytest.mark.parametrize(("script", "outcome"), [
     ("sleep 0.3; echo noise; echo READY; sleep 30", None),
     ("echo 'FAILED OSError: disk'; sleep 30", "the copier failed: OSError: disk"),
