@@ -230,13 +230,14 @@ def test_a_copier_out_of_time_for_its_go_is_a_timeout(docker_client, sandbox_ima
     no_go = re.search(r'print\("(FAILED no go[^"]*)"', COPIER_SOURCE)
     assert no_go, "copier.py no longer prints the no-go line copyout.py maps to a timeout"
     box = create_box(docker_client, ContainerSpec(
-        kind="copier", image=sandbox_image, command=["sh", "-c", f"echo WAITING; echo '{no_go.group(1)}'; exit 1"],
+        kind="copier", image=sandbox_image, command=["sh", "-c", f"echo WAITING; echo '{no_go.group(1)}'; exec sleep 60"],
         user="1000:1000", run_id="test-copyout", keep_log=True, labels=LABELS, deadline_s=60))
     try:
         box.start()
         _wait_for(box, b"WAITING", time.monotonic() + 20)
         with pytest.raises(CopyOutTimeout, match="no go"):
             _wait_for(box, b"READY", time.monotonic() + 20)
+        box.container.kill()  # stopped by us (exiting by itself could race box.start's check at start)
         box.container.wait(timeout=20)  # exited: the engine refuses a signal now
         with pytest.raises(docker.errors.APIError):
             _give_go(box, time.monotonic() + 20)
